@@ -1,0 +1,36 @@
+// Package messages is mcpvisor's protocol: the commands actors send each
+// other, the events they publish, the status snapshot and ServerSpec. It is
+// plain data: no channels, funcs, mutexes, loggers or clocks. Every message
+// is sent as a pointer to a struct that nobody mutates after sending.
+// Commands are imperative (ResyncRequested), events past tense
+// (ServerStateChanged, PlanApplied).
+//
+// # Commands
+//
+//	message          sender                              receiver         effect
+//	FileChanged      watcher actor (tests, embedders)    config actor     re-read every config file
+//	ResyncRequested  Supervisor.Resync, API, tests       config actor     re-read, then retry every failed server now
+//	DesiredState     config actor                        reconciler       plan and apply (or, for a dry-run resync, only plan)
+//	ServerFailed     session actor (tests)               reconciler       mark failed, back off, retry
+//	ResyncPlanned    reconciler                          ResyncRequested.ReplyTo
+//	ResyncCompleted  reconciler                          ResyncRequested.ReplyTo (also published)
+//
+// # Events
+//
+// Every event is wrapped in an Envelope with a sequence number in one total
+// order and published on the actor system's event stream by the event
+// journal; docs/events.md is the catalogue.
+//
+//	event               published by     when
+//	ConfigLoaded        config actor     after every read of the config files, with diagnostics
+//	PlanComputed        reconciler       after diffing a desired state against the live servers
+//	PlanApplied         reconciler       after carrying out every step of a plan
+//	ServerStateChanged  reconciler       on every server state transition
+//	ToolsChanged        reconciler       when a server's exposed tools change
+//	ResyncCompleted     reconciler       when every server a resync started has settled
+//	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
+//
+// Session actors never publish: they report to the reconciler, which is the
+// single publisher of server events, so their order is the order in which
+// the reconciler saw them.
+package messages

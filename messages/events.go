@@ -1,0 +1,155 @@
+package messages
+
+import "time"
+
+// Event is implemented by every event payload. EventType is the stable name
+// used in the HTTP event stream and in docs/events.md.
+type Event interface {
+	EventType() string
+}
+
+// Envelope is what the event journal publishes on the actor system's event
+// stream: every event with its sequence number in one total order.
+type Envelope struct {
+	Seq   uint64    `json:"seq"`
+	Time  time.Time `json:"time"`
+	Event Event     `json:"event"`
+}
+
+// State is the lifecycle state of one server.
+type State string
+
+// The server states. Transitions: starting → ready, starting → failed,
+// ready → failed, failed → starting, any → stopping → stopped; plus pending
+// (queued for a connect slot), invalid (bad config entry) and disabled.
+const (
+	StatePending  State = "pending"
+	StateStarting State = "starting"
+	StateReady    State = "ready"
+	StateFailed   State = "failed"
+	StateStopping State = "stopping"
+	StateStopped  State = "stopped"
+	StateInvalid  State = "invalid"
+	StateDisabled State = "disabled"
+)
+
+// ConfigLoaded is published after every read of the config files.
+type ConfigLoaded struct {
+	Generation  uint64       `json:"generation"`
+	Changed     bool         `json:"changed"`
+	Servers     int          `json:"servers"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// ServerStateChanged is one transition of one server.
+type ServerStateChanged struct {
+	Server     string    `json:"server"`
+	Generation uint64    `json:"generation"`
+	Session    uint64    `json:"session"`
+	From       State     `json:"from"`
+	To         State     `json:"to"`
+	Reason     string    `json:"reason"`
+	Attempt    int       `json:"attempt,omitempty"`
+	PID        int       `json:"pid,omitempty"`
+	NextRetry  time.Time `json:"nextRetry,omitzero"`
+	Error      string    `json:"error,omitempty"`
+	StderrTail []string  `json:"stderrTail,omitempty"`
+}
+
+// Tool is one tool of one server as mcpvisor exposes it.
+type Tool struct {
+	Server       string `json:"server"`
+	Name         string `json:"name"`
+	Description  string `json:"description,omitempty"`
+	InputSchema  any    `json:"inputSchema,omitempty"`
+	OutputSchema any    `json:"outputSchema,omitempty"`
+	// Hash covers name, description and schemas; a changed hash under the
+	// same name is a changed tool.
+	Hash string `json:"hash"`
+}
+
+// ToolsChanged is published when a server's exposed tool set changes,
+// including when it becomes ready (everything added) or stops (everything
+// removed).
+type ToolsChanged struct {
+	Server  string   `json:"server"`
+	Session uint64   `json:"session"`
+	Tools   []Tool   `json:"tools"`
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []string `json:"changed"`
+}
+
+// Action is what the reconciler does with one server.
+type Action string
+
+// The plan actions.
+const (
+	ActionStart   Action = "start"
+	ActionStop    Action = "stop"
+	ActionRestart Action = "restart"
+	ActionKeep    Action = "keep"
+	ActionRetry   Action = "retry"
+)
+
+// PlanStep is one server's line in a plan.
+type PlanStep struct {
+	Server string `json:"server"`
+	Action Action `json:"action"`
+	Reason string `json:"reason"`
+}
+
+// PlanComputed is published when the reconciler has diffed a desired state
+// against the live sessions.
+type PlanComputed struct {
+	Generation uint64     `json:"generation"`
+	DryRun     bool       `json:"dryRun"`
+	Steps      []PlanStep `json:"steps"`
+}
+
+// PlanApplied is published once every step of a plan was carried out (the
+// sessions were started or stopped; readiness follows as state changes).
+type PlanApplied struct {
+	Generation uint64     `json:"generation"`
+	Steps      []PlanStep `json:"steps"`
+}
+
+// ResyncPlanned answers a ResyncRequested with the plan.
+type ResyncPlanned struct {
+	ID         string     `json:"id"`
+	Generation uint64     `json:"generation"`
+	DryRun     bool       `json:"dryRun"`
+	Steps      []PlanStep `json:"steps"`
+}
+
+// ServerOutcome is where one server of a resync ended up.
+type ServerOutcome struct {
+	Server string `json:"server"`
+	State  State  `json:"state"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ResyncCompleted is published, and sent to the requester, when every
+// server a resync started or retried has settled (ready or failed).
+type ResyncCompleted struct {
+	ID         string          `json:"id"`
+	Generation uint64          `json:"generation"`
+	Outcomes   []ServerOutcome `json:"outcomes"`
+}
+
+// WatcherDegraded is published when the file watcher cannot use file-system
+// notifications and falls back to polling.
+type WatcherDegraded struct {
+	Reason string `json:"reason"`
+}
+
+// EventType implementations.
+
+func (*ConfigLoaded) EventType() string       { return "config.loaded" }
+func (*ServerStateChanged) EventType() string { return "server.state" }
+func (*ToolsChanged) EventType() string       { return "tools.changed" }
+func (*PlanComputed) EventType() string       { return "plan.computed" }
+func (*PlanApplied) EventType() string        { return "plan.applied" }
+func (*ResyncPlanned) EventType() string      { return "resync.planned" }
+func (*ResyncCompleted) EventType() string    { return "resync.completed" }
+func (*WatcherDegraded) EventType() string    { return "watcher.degraded" }

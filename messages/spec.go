@@ -1,0 +1,87 @@
+package messages
+
+import "time"
+
+// Transport names how a session reaches its server.
+type Transport string
+
+// The transports mcpvisor speaks.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http" // streamable HTTP
+	TransportSSE   Transport = "sse"  // legacy HTTP+SSE
+)
+
+// RestartPolicy says what happens after a server fails.
+type RestartPolicy string
+
+// The restart policies.
+const (
+	// RestartOnFailure retries a failed server with exponential backoff until
+	// its crash-loop budget is spent. It is the default.
+	RestartOnFailure RestartPolicy = "on-failure"
+	// RestartNever leaves a failed server failed until a resync or a config
+	// change.
+	RestartNever RestartPolicy = "never"
+)
+
+// Position locates something in a config file. Line and Column are 1-based;
+// zero means unknown.
+type Position struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// ServerSpec is one server as the config wants it, with every variable
+// already expanded. It is immutable once built.
+type ServerSpec struct {
+	Name      string            `json:"name"`
+	Transport Transport         `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Disabled  bool              `json:"disabled,omitempty"`
+
+	// ConnectTimeout bounds spawn plus handshake; zero means the default.
+	ConnectTimeout time.Duration `json:"connectTimeout,omitempty"`
+	// CallTimeout bounds one tool call; zero means the default.
+	CallTimeout time.Duration `json:"callTimeout,omitempty"`
+	// Restart is the restart policy; empty means RestartOnFailure.
+	Restart    RestartPolicy `json:"restart,omitempty"`
+	AllowTools []string      `json:"allowTools,omitempty"`
+	DenyTools  []string      `json:"denyTools,omitempty"`
+
+	// Source is where the entry was declared (the position of its name).
+	Source Position `json:"source"`
+	// Fingerprint is a stable hash of the expanded session-affecting fields
+	// (transport, command, args, env, cwd, url, headers). Two specs with the
+	// same fingerprint can share one live session.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// InvalidServer is a config entry that cannot run, with the reason.
+type InvalidServer struct {
+	Name   string   `json:"name"`
+	Source Position `json:"source"`
+	Reason string   `json:"reason"`
+}
+
+// Severity grades a diagnostic.
+type Severity string
+
+// The severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Diagnostic is one problem found in a config file.
+type Diagnostic struct {
+	Position
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}

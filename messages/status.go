@@ -1,0 +1,31 @@
+package messages
+
+import "time"
+
+// ServerStatus is one server's row in a status snapshot.
+type ServerStatus struct {
+	Name       string    `json:"name"`
+	Transport  Transport `json:"transport"`
+	State      State     `json:"state"`
+	PID        int       `json:"pid"`
+	Session    uint64    `json:"session"`
+	Tools      int       `json:"tools"`
+	Attempt    int       `json:"attempt"`
+	Restarts   int       `json:"restarts"`
+	LastError  string    `json:"lastError"`
+	Warning    string    `json:"warning"`
+	NextRetry  time.Time `json:"nextRetryAt,omitzero"`
+	Since      time.Time `json:"since"`
+	Source     Position  `json:"source"`
+	StderrTail []string  `json:"stderrTail"`
+}
+
+// Status is a point-in-time copy of the whole fleet.
+type Status struct {
+	// Generation is the newest desired state the reconciler has seen;
+	// ObservedGeneration the newest one whose plan was fully applied.
+	Generation         uint64         `json:"generation"`
+	ObservedGeneration uint64         `json:"observedGeneration"`
+	Servers            []ServerStatus `json:"servers"`
+	ConfigErrors       []Diagnostic   `json:"configErrors"`
+}

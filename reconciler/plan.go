@@ -1,0 +1,137 @@
+package reconciler
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Desired is the config side of a plan: what should run.
+type Desired struct {
+	// Servers holds every valid entry, disabled ones included.
+	Servers []messages.ServerSpec
+	// Invalid holds entries the config declares but that cannot run.
+	Invalid []messages.InvalidServer
+	// Resync retries every failed server now instead of waiting for its
+	// backoff or, after a crash loop, for a config change.
+	Resync bool
+}
+
+// Observed is the live side of a plan: one server the reconciler has a
+// session (or a failed session) for.
+type Observed struct {
+	// Spec is the spec the server's current session runs.
+	Spec  messages.ServerSpec
+	State messages.State
+}
+
+// Plan diffs desired against observed and returns one step per server
+// name that appears on either side, sorted by name. It is pure: the
+// reconciler actor carries the steps out.
+//
+// The rules (DESIGN.md, "Reconcile rules"):
+//
+//	desired, nothing live            start    "new"
+//	live, not desired                stop     "removed"
+//	live, desired but disabled       stop     "disabled"
+//	live, entry now invalid          keep     "invalid: keeping last valid session"
+//	fingerprint differs              restart  "changed: <fields>"
+//	same fingerprint, failed         retry    "failed: retry" (on resync), else keep "failed: waiting"
+//	same fingerprint, otherwise      keep     "unchanged"
+func Plan(desired Desired, observed []Observed) []messages.PlanStep {
+	// live maps a name to its index in observed; seen marks the names the
+	// config declares. Indices, not copies: specs are large.
+	live := make(map[string]int, len(observed))
+	for i := range observed {
+		if observed[i].State != messages.StateStopped {
+			live[observed[i].Spec.Name] = i
+		}
+	}
+	steps := make([]messages.PlanStep, 0, len(desired.Servers)+len(live))
+	seen := make(map[string]bool, len(desired.Servers)+len(desired.Invalid))
+	for i := range desired.Servers {
+		d := &desired.Servers[i]
+		seen[d.Name] = true
+		var o *Observed
+		if j, ok := live[d.Name]; ok {
+			o = &observed[j]
+		}
+		steps = append(steps, planOne(d, o, desired.Resync))
+	}
+	for _, inv := range desired.Invalid {
+		if seen[inv.Name] {
+			continue
+		}
+		seen[inv.Name] = true
+		if _, ok := live[inv.Name]; ok {
+			steps = append(steps, step(inv.Name, messages.ActionKeep, "invalid: keeping last valid session"))
+		}
+	}
+	for name := range live {
+		if !seen[name] {
+			steps = append(steps, step(name, messages.ActionStop, "removed"))
+		}
+	}
+	slices.SortFunc(steps, func(a, b messages.PlanStep) int { return strings.Compare(a.Server, b.Server) })
+	return steps
+}
+
+// planOne decides for one declared server; o is nil when nothing is live.
+func planOne(d *messages.ServerSpec, o *Observed, resync bool) messages.PlanStep {
+	switch {
+	case d.Disabled && o != nil:
+		return step(d.Name, messages.ActionStop, "disabled")
+	case d.Disabled:
+		return step(d.Name, messages.ActionKeep, "disabled")
+	case o == nil:
+		return step(d.Name, messages.ActionStart, "new")
+	case o.Spec.Fingerprint != d.Fingerprint:
+		return step(d.Name, messages.ActionRestart, "changed: "+strings.Join(ChangedFields(o.Spec, *d), ", "))
+	case o.State == messages.StateFailed && resync:
+		return step(d.Name, messages.ActionRetry, "failed: retry")
+	case o.State == messages.StateFailed:
+		return step(d.Name, messages.ActionKeep, "failed: waiting for retry")
+	default:
+		return step(d.Name, messages.ActionKeep, "unchanged")
+	}
+}
+
+func step(name string, a messages.Action, reason string) messages.PlanStep {
+	return messages.PlanStep{Server: name, Action: a, Reason: reason}
+}
+
+// ChangedFields names the session-affecting fields that differ between two
+// specs, in a fixed order. Values are never named: they may be secrets.
+func ChangedFields(old, new messages.ServerSpec) []string {
+	var out []string
+	add := func(name string, differ bool) {
+		if differ {
+			out = append(out, name)
+		}
+	}
+	add("type", old.Transport != new.Transport)
+	add("command", old.Command != new.Command)
+	add("args", !slices.Equal(old.Args, new.Args))
+	add("env", !mapsEqual(old.Env, new.Env))
+	add("cwd", old.Cwd != new.Cwd)
+	add("url", old.URL != new.URL)
+	add("headers", !mapsEqual(old.Headers, new.Headers))
+	if len(out) == 0 {
+		// Same fields, different fingerprint: the fingerprint scheme changed.
+		out = append(out, "fingerprint")
+	}
+	return out
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
