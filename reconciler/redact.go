@@ -1,0 +1,149 @@
+package reconciler
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Redaction keeps secrets out of everything mcpvisor says: errors, events,
+// log lines, stderr tails and API answers. Anything that may carry
+// server-supplied or config-derived text goes through Redactor.Redact.
+
+const (
+	// RedactedMark replaces every secret.
+	RedactedMark = "[redacted]"
+	// MaxRedactedBytes bounds Redact's output, so that a server printing a
+	// megabyte line cannot blow up an event or a log.
+	MaxRedactedBytes = 4096
+	// MinSecretBytes is the shortest secret worth redacting. Shorter values
+	// ("1", "yes", "dev") occur everywhere in ordinary text, and hiding
+	// them would make every message unreadable while protecting nothing.
+	MinSecretBytes = 4
+)
+
+// truncationMark ends output cut at MaxRedactedBytes.
+const truncationMark = "…"
+
+// Redactor removes a fixed set of secrets from text. It is immutable and
+// safe for concurrent use; the zero value and a nil *Redactor redact
+// nothing but still bound the output.
+//
+// Matching is exact and byte-wise. Every occurrence of every secret is
+// found, overlapping ones included, and each maximal run of bytes covered by
+// some secret becomes one RedactedMark: replacing greedily left to right
+// (as strings.Replacer does) would leave the tail of a secret that overlaps
+// an earlier, different one in the clear. The secrets are compiled once into
+// an Aho-Corasick automaton, so Redact costs one pass over the text whatever
+// the number of secrets; it runs on every stderr line.
+//
+// Besides each secret as given, the Redactor also matches the forms in
+// which the secret commonly reappears in messages: quoted by Go's %q or
+// encoding/json, and percent-encoded as in a URL.
+type Redactor struct {
+	secrets []string // as given, at least MinSecretBytes, sorted, unique
+	m       *matcher // nil when there is nothing to match
+}
+
+// NewRedactor returns a Redactor for the given secrets. Secrets shorter than
+// MinSecretBytes are ignored; duplicates are harmless.
+func NewRedactor(secrets ...string) *Redactor {
+	r := &Redactor{}
+	for _, s := range secrets {
+		if len(s) >= MinSecretBytes {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	slices.Sort(r.secrets)
+	r.secrets = slices.Compact(r.secrets)
+	if len(r.secrets) == 0 {
+		return r
+	}
+	patterns := make([]string, 0, 2*len(r.secrets))
+	for _, s := range r.secrets {
+		patterns = append(patterns, secretForms(s)...)
+	}
+	slices.Sort(patterns)
+	r.m = newMatcher(slices.Compact(patterns))
+	return r
+}
+
+// With returns a new Redactor that removes r's secrets and the given ones.
+// r itself is unchanged. A nil r is treated as empty.
+func (r *Redactor) With(secrets ...string) *Redactor {
+	if r == nil {
+		return NewRedactor(secrets...)
+	}
+	return NewRedactor(append(slices.Clip(r.secrets), secrets...)...)
+}
+
+// Redact returns text with every secret replaced by RedactedMark, cut to at
+// most MaxRedactedBytes (on a UTF-8 boundary, ending in "…"). Secrets are
+// found in the whole text before it is cut, so a secret straddling the cut
+// never leaves its first bytes behind. Text without secrets that fits is
+// returned as is, without allocating.
+func (r *Redactor) Redact(text string) string {
+	var spans []span
+	if r != nil && r.m != nil {
+		var buf [8]span
+		spans = r.m.find(text, buf[:0])
+	}
+	if len(spans) == 0 {
+		return bound(text)
+	}
+	var b strings.Builder
+	b.Grow(min(len(text), MaxRedactedBytes+len(RedactedMark)))
+	// write copies s, or as much of it as can still show, and reports
+	// whether there is room for more. Output past the bound is cut by bound
+	// below; stopping early only saves copying a huge line.
+	write := func(s string) bool {
+		room := MaxRedactedBytes + 1 - b.Len()
+		b.WriteString(s[:min(len(s), max(room, 0))])
+		return b.Len() <= MaxRedactedBytes
+	}
+	prev := 0
+	for _, sp := range spans {
+		if !write(text[prev:sp.start]) || !write(RedactedMark) {
+			return bound(b.String())
+		}
+		prev = sp.end
+	}
+	write(text[prev:])
+	return bound(b.String())
+}
+
+// bound cuts s to MaxRedactedBytes, marking the cut.
+func bound(s string) string {
+	if len(s) <= MaxRedactedBytes {
+		return s
+	}
+	cut := MaxRedactedBytes - len(truncationMark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncationMark
+}
+
+// secretForms lists a secret and the escaped forms in which it shows up in
+// messages when it holds quotes, backslashes, control characters or
+// characters that URLs escape (base64's "+/=", for instance).
+func secretForms(s string) []string {
+	forms := []string{s}
+	add := func(f string) {
+		if len(f) >= MinSecretBytes && !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	if q := strconv.Quote(s); len(q) != len(s)+2 {
+		add(q[1 : len(q)-1])
+	}
+	if j, err := json.Marshal(s); err == nil && len(j) != len(s)+2 {
+		add(string(j[1 : len(j)-1]))
+	}
+	add(url.QueryEscape(s))
+	add(url.PathEscape(s))
+	return forms
+}

@@ -1,0 +1,134 @@
+package reconciler
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Per-entry validation rules. Each check returns "" when the value is fine,
+// or a lowercase message that says what to do. The messages never quote the
+// checked value when it may be secret (URLs, header and env values).
+
+// MaxNameBytes bounds a server name. Tools are exposed as "server__tool" and
+// clients limit tool names (commonly to 64 or 128 characters), so a long
+// server name would leave no room for its tools.
+const MaxNameBytes = 64
+
+// checkName enforces the server name rules. The separator "__" joins server
+// and tool in exposed tool names, so a name containing it, or starting or
+// ending with "_", would make "a__b" ambiguous.
+func checkName(name string) string {
+	switch {
+	case name == "":
+		return "server name is empty: give the server a name"
+	case len(name) > MaxNameBytes:
+		return fmt.Sprintf("server name is %d bytes long: shorten it to at most %d", len(name), MaxNameBytes)
+	case strings.Contains(name, "__"):
+		return `server name contains "__", which separates server and tool in exposed tool names: use a single "_" or "-"`
+	case name[0] == '_' || name[len(name)-1] == '_':
+		return `server name starts or ends with "_", which would make exposed tool names ambiguous: remove it`
+	}
+	return ""
+}
+
+// transportOf maps the type field to a transport.
+func transportOf(typ string) (messages.Transport, bool) {
+	switch typ {
+	case "stdio":
+		return messages.TransportStdio, true
+	case "http", "streamable-http":
+		return messages.TransportHTTP, true
+	case "sse":
+		return messages.TransportSSE, true
+	}
+	return "", false
+}
+
+// checkURL requires an absolute http or https URL with a host.
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "url is not a valid URL: write an absolute http:// or https:// URL"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "url must start with http:// or https://"
+	}
+	if u.Host == "" || u.Opaque != "" {
+		return "url has no host: write it as http://host[:port]/path or https://…"
+	}
+	return ""
+}
+
+// checkEnvName rejects names the operating system cannot carry.
+func checkEnvName(name string) string {
+	switch {
+	case name == "":
+		return "env has an empty variable name: remove it or name it"
+	case strings.ContainsAny(name, "=\x00"):
+		return fmt.Sprintf("env variable name %q contains '=' or a NUL byte: rename it", name)
+	}
+	return ""
+}
+
+// checkHeaderName requires an HTTP token (RFC 9110 section 5.6.2).
+func checkHeaderName(name string) string {
+	if name == "" {
+		return "headers has an empty header name: remove it or name it"
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return fmt.Sprintf("header name %q contains a character not allowed in HTTP header names: use letters, digits and -", name)
+		}
+	}
+	return ""
+}
+
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// checkHeaderValue rejects bytes that would split or corrupt the request.
+func checkHeaderValue(v string) string {
+	if strings.ContainsAny(v, "\r\n\x00") {
+		return "header value contains a line break or NUL byte (after expansion): remove it"
+	}
+	return ""
+}
+
+// checkNoNUL rejects NUL bytes, which cannot be passed to a process.
+func checkNoNUL(v string) string {
+	if strings.IndexByte(v, 0) >= 0 {
+		return "contains a NUL byte (after expansion), which cannot be passed to a process: remove it"
+	}
+	return ""
+}
+
+// parseTimeout accepts a positive Go duration string such as "30s" or
+// "500ms".
+func parseTimeout(s string) (time.Duration, string) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, `is not a duration: write a number with a unit, such as "30s", "500ms" or "2m"`
+	}
+	if d <= 0 {
+		return 0, `must be positive: write a duration such as "30s", or remove the field to use the default`
+	}
+	return d, ""
+}
+
+// restartPolicyOf maps the restart field to a policy.
+func restartPolicyOf(s string) (messages.RestartPolicy, bool) {
+	switch p := messages.RestartPolicy(s); p {
+	case messages.RestartOnFailure, messages.RestartNever:
+		return p, true
+	}
+	return "", false
+}

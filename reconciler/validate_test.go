@@ -1,0 +1,138 @@
+package reconciler_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// TestParseFile_ServerNames: tools are exposed as server__tool, so a name
+// must be non-empty, at most 64 bytes, and free of "__" and of a leading or
+// trailing "_". A bad name makes only its own entry invalid.
+func TestParseFile_ServerNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		wantErr string // fragment; "" means valid
+	}{
+		{"github", ""},
+		{"a", ""},
+		{"my_server", ""},
+		{"my-server.v2", ""},
+		{"日本語", ""},
+		{strings.Repeat("x", reconciler.MaxNameBytes), ""},
+		{strings.Repeat("x", reconciler.MaxNameBytes+1), "65 bytes long: shorten it to at most 64"},
+		{strings.Repeat("é", 33), "66 bytes long"},
+		{"", "server name is empty"},
+		{"a__b", `contains "__"`},
+		{"__", `contains "__"`},
+		{"a___b", `contains "__"`},
+		{"_a", `starts or ends with "_"`},
+		{"a_", `starts or ends with "_"`},
+		{"_", `starts or ends with "_"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			key, _ := json.Marshal(tt.name)
+			src := `{"servers": {` + string(key) + `: {"command": "x"}, "sibling": {"command": "y"}}}`
+			got := reconciler.ParseFile(testPath, []byte(src), testOpts())
+			if tt.wantErr == "" {
+				if diff := cmp.Diff(sortedStrings("sibling", tt.name), names(got.Servers)); diff != "" {
+					t.Errorf("servers (-want +got):\n%s\n%s", diff, formatDiags(got.Diagnostics))
+				}
+				return
+			}
+			checkDiags(t, testPath, got.Diagnostics, []diag{{1, 14, messages.SeverityError, tt.wantErr}})
+			if diff := cmp.Diff([]string{tt.name}, invalidNames(got.Invalid)); diff != "" {
+				t.Errorf("invalid (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"sibling"}, names(got.Servers)); diff != "" {
+				t.Errorf("servers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func sortedStrings(ss ...string) []string {
+	slices.Sort(ss)
+	return ss
+}
+
+// TestParseFile_URLs: a remote server needs an absolute http or https URL
+// with a host; the error never quotes the URL, which may hold credentials.
+func TestParseFile_URLs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url     string
+		wantErr string
+	}{
+		{"https://mcp.example.com/mcp", ""},
+		{"http://127.0.0.1:3000/mcp", ""},
+		{"http://[::1]:3000/sse", ""},
+		{"HTTPS://MCP.EXAMPLE.COM/", ""},
+		{"https://user:pw@h.example/mcp?key=v#frag", ""},
+		{"https://h.example", ""},
+		{"", "url must start with http:// or https://"},
+		{"mcp.example.com/mcp", "url must start with http:// or https://"},
+		{"//mcp.example.com/mcp", "url must start with http:// or https://"},
+		{"file:///tmp/sock", "url must start with http:// or https://"},
+		{"mailto:pw@h", "url must start with http:// or https://"},
+		{"https://", "url has no host"},
+		{"https:pw@h", "url has no host"},
+		{"http://[::1", "url is not a valid URL"},
+		{"https://h/\x7f", "url is not a valid URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			t.Parallel()
+			raw, _ := json.Marshal(tt.url)
+			src := `{"servers": {"r": {"type": "sse", "url": ` + string(raw) + `}}}`
+			got := reconciler.ParseFile(testPath, []byte(src), testOpts())
+			if tt.wantErr == "" {
+				if len(got.Servers) != 1 || got.Servers[0].URL != tt.url {
+					t.Errorf("want the server valid with url %q; got %+v\n%s", tt.url, got.Servers, formatDiags(got.Diagnostics))
+				}
+				return
+			}
+			checkDiags(t, testPath, got.Diagnostics, []diag{{1, 42, messages.SeverityError, tt.wantErr}})
+			if len(tt.url) > len("https://") && strings.Contains(got.Diagnostics[0].Message, tt.url) {
+				t.Errorf("message quotes the url: %q", got.Diagnostics[0].Message)
+			}
+		})
+	}
+}
+
+// TestParseFile_HeaderNames: header names must be HTTP tokens.
+func TestParseFile_HeaderNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		valid bool
+	}{
+		{"Authorization", true},
+		{"X-API-Key", true},
+		{"x_custom.v1~!#$%&'*+^`|", true},
+		{"", false},
+		{"X Key", false},
+		{"X-Key:", false},
+		{"Ключ", false},
+		{"X\tKey", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			key, _ := json.Marshal(tt.name)
+			src := `{"servers": {"r": {"url": "https://h/", "headers": {` + string(key) + `: "v"}}}}`
+			got := reconciler.ParseFile(testPath, []byte(src), testOpts())
+			if valid := len(got.Servers) == 1; valid != tt.valid {
+				t.Errorf("valid = %v, want %v\n%s", valid, tt.valid, formatDiags(got.Diagnostics))
+			}
+		})
+	}
+}
