@@ -1,0 +1,157 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// configActor reads every configured file into one desired state and sends
+// it to the reconciler. Triggers (FileChanged, ResyncRequested) are hints:
+// it always re-reads every file. At most one read is in flight; triggers
+// during a read cause exactly one more read. The generation increases only
+// when the desired state really changed.
+type configActor struct {
+	env        *environment
+	reconciler *actor.PID
+	paths      []string
+	log        *zap.Logger
+
+	reading  bool
+	dirty    bool                        // a trigger arrived during the read
+	queued   []*messages.ResyncRequested // answered by the next read
+	inflight []*messages.ResyncRequested // answered by the read in flight
+
+	lastGood   map[string]reconciler.ParsedFile
+	generation uint64
+	last       *reconciler.Config
+}
+
+// configRead is the result of one read, made off the mailbox.
+type configRead struct {
+	config   reconciler.Config
+	lastGood map[string]reconciler.ParsedFile
+}
+
+func newConfigProps(env *environment, reconcilerPID *actor.PID, paths []string) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, log: env.log.Named("config")}
+	})
+}
+
+func (a *configActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.trigger(c, nil)
+	case *messages.FileChanged:
+		a.trigger(c, nil)
+	case *messages.ResyncRequested:
+		a.trigger(c, m)
+	case *configRead:
+		a.readDone(c, m)
+	}
+}
+
+func (a *configActor) trigger(c actor.Context, resync *messages.ResyncRequested) {
+	if resync != nil {
+		a.queued = append(a.queued, resync)
+	}
+	if a.reading {
+		a.dirty = true
+		return
+	}
+	a.startRead(c)
+}
+
+func (a *configActor) startRead(c actor.Context) {
+	a.reading, a.dirty = true, false
+	a.inflight, a.queued = a.queued, nil
+	self, root := c.Self(), c.ActorSystem().Root
+	paths, lastGood := a.paths, a.lastGood
+	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home}
+	a.env.work.Add(1)
+	go func() {
+		defer a.env.work.Done()
+		cfg, good := reconciler.Load(ReadConfigFiles(paths), opts, lastGood)
+		root.Send(self, &configRead{config: cfg, lastGood: good})
+	}()
+}
+
+func (a *configActor) readDone(c actor.Context, m *configRead) {
+	a.reading = false
+	a.lastGood = m.lastGood
+	changed := a.last == nil || !reflect.DeepEqual(a.last.Servers, m.config.Servers) || !reflect.DeepEqual(a.last.Invalid, m.config.Invalid)
+	if changed {
+		a.generation++
+		cfg := m.config
+		a.last = &cfg
+	}
+	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
+		zap.Int("servers", len(m.config.Servers)), zap.Int("diagnostics", len(m.config.Diagnostics)))
+	diags := append([]messages.Diagnostic{}, m.config.Diagnostics...)
+	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: changed, Servers: len(m.config.Servers), Diagnostics: diags})
+	c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
+	if changed {
+		c.Send(a.reconciler, a.desiredState(nil))
+	}
+	for _, r := range a.inflight {
+		c.Send(a.reconciler, a.desiredState(r))
+	}
+	a.inflight = nil
+	if a.dirty || len(a.queued) > 0 {
+		a.startRead(c)
+	}
+}
+
+func (a *configActor) desiredState(resync *messages.ResyncRequested) *messages.DesiredState {
+	return &messages.DesiredState{Generation: a.generation, Servers: a.last.Servers, Invalid: a.last.Invalid, Resync: resync}
+}
+
+// ReadConfigFiles reads each path. It does the I/O that reconciler.Load,
+// being pure, does not: a missing file is Missing, anything unreadable is
+// a ReadErr for that file only.
+func ReadConfigFiles(paths []string) []reconciler.FileContent {
+	out := make([]reconciler.FileContent, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, readConfigFile(p))
+	}
+	return out
+}
+
+func readConfigFile(path string) reconciler.FileContent {
+	fc := reconciler.FileContent{Path: path}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fc.Missing = true
+		return fc
+	}
+	if err != nil {
+		fc.ReadErr = err
+		return fc
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		fc.ReadErr = err
+	case info.IsDir():
+		fc.ReadErr = errors.New("is a directory, not a config file")
+	case info.Size() > reconciler.MaxConfigBytes:
+		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
+	default:
+		fc.Data, fc.ReadErr = io.ReadAll(io.LimitReader(f, reconciler.MaxConfigBytes+1))
+		if fc.ReadErr == nil && len(fc.Data) > reconciler.MaxConfigBytes {
+			fc.Data, fc.ReadErr = nil, fmt.Errorf("file is larger than the %d byte limit", reconciler.MaxConfigBytes)
+		}
+	}
+	return fc
+}

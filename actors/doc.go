@@ -1,0 +1,41 @@
+// Package actors is mcpvisor's imperative shell on protoactor-go: one file
+// per actor, the MCP transports, the event journal and Supervisor, the
+// embedding API.
+//
+// # Actors
+//
+//	root        parent of the others; stopping it stops everything
+//	reconciler  single writer of "what should run": plans each desired
+//	            state, spawns and stops session actors (its children),
+//	            retries failed servers, publishes server events and the
+//	            read-only fleet view
+//	config      reads every config file into one desired state (one read in
+//	            flight at most; the generation grows only on real changes)
+//	watcher     owns the file watcher; its callbacks become FileChanged
+//	session     one per live session: dials, lists tools, serves calls,
+//	            notices death, stops gracefully
+//
+// Rules every actor keeps: Receive is one type switch; blocking work
+// (connect, list, call, close, file reads) never runs inside Receive but on
+// a goroutine that captures the actor's PID and root context and ends by
+// sending a result message; results carry a generation or session id so
+// stale ones are dropped; all timing goes through the quartz clock.
+//
+// # Goroutines and who stops them
+//
+//   - Each session actor's lifeline goroutine owns its connection from dial
+//     to close; each tool call and each tools/list runs on its own
+//     goroutine; the config actor reads files on a goroutine. All are
+//     counted in one WaitGroup: Supervisor.Close stops the actors (which
+//     cancels the lifelines: servers get the stop grace, then their process
+//     groups are signalled) and then waits for it.
+//   - The watcher actor starts the file watcher and closes it when it stops.
+//   - Subscribe adds an event stream subscriber that never blocks
+//     (Subscription.Close removes it).
+//
+// # Events
+//
+// The journal numbers every event and publishes a *messages.Envelope on the
+// actor system's event stream. Publishing runs subscribers on the
+// publishing actor's goroutine: subscribers must only hand off.
+package actors

@@ -1,0 +1,187 @@
+package actors
+
+import (
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// Version is mcpvisor's version, reported as the MCP client name's version.
+var Version = "0.1.0-dev"
+
+// Options configure a Supervisor. Only ConfigPaths is required.
+type Options struct {
+	// ConfigPaths are the config files in precedence order (first wins).
+	// ~ expands to Home; relative paths resolve against WorkDir.
+	ConfigPaths []string
+	// WorkDir resolves relative config paths; default: the process's.
+	WorkDir string
+	// Home expands ~; default: the user's home directory.
+	Home string
+
+	// Logger receives mcpvisor's logs, protoactor's included; default: Nop.
+	Logger *zap.Logger
+	// Clock drives every timer (debounce, connect and call timeouts,
+	// backoff, stop grace); default: the real clock.
+	Clock quartz.Clock
+	// LookupEnv resolves ${VAR} in config files; default: os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Environ is the base environment of stdio servers (the entry's env is
+	// added on top); default: os.Environ.
+	Environ func() []string
+	// ActorSystem to live in; default: a new one owned by the Supervisor.
+	ActorSystem *actor.ActorSystem
+
+	// Debounce is the watcher's quiet window (default 100ms); MaxWait
+	// bounds one burst (default 2s).
+	Debounce, MaxWait time.Duration
+	// DisableWatch turns off the file watcher: only Resync re-reads.
+	DisableWatch bool
+
+	// ConnectTimeout and CallTimeout are the defaults for servers that do
+	// not set their own (30s, 60s). StopGrace is how long a stopping server
+	// gets before its process group is signalled (5s).
+	ConnectTimeout, CallTimeout, StopGrace time.Duration
+	// ProbeInterval is how often a ready session is pinged (30s; negative
+	// disables probing); ProbeTimeout bounds one ping (10s); ProbeFailures
+	// misses in a row fail the server (2).
+	ProbeInterval, ProbeTimeout time.Duration
+	ProbeFailures               int
+	// Dial, if set, builds the transport for a server instead of the
+	// built-in stdio, streamable HTTP and SSE transports; returning a nil
+	// transport falls back to them. Embedders use it for custom transports,
+	// tests for in-memory servers.
+	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// MaxConnects bounds concurrent connects; queued servers are pending.
+	MaxConnects int
+	// MaxCallsPerServer bounds concurrent tool calls per server (64).
+	MaxCallsPerServer int
+	// Backoff and CrashLoop set the retry policy after failures.
+	Backoff   reconciler.Backoff
+	CrashLoop reconciler.CrashLoop
+	// JournalSize is how many events are kept for replay (4096).
+	JournalSize int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Clock == nil {
+		o.Clock = quartz.NewReal()
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ
+	}
+	if o.WorkDir == "" {
+		o.WorkDir, _ = os.Getwd()
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	defaultDuration(&o.Debounce, 100*time.Millisecond)
+	defaultDuration(&o.MaxWait, 2*time.Second)
+	defaultDuration(&o.ConnectTimeout, 30*time.Second)
+	defaultDuration(&o.CallTimeout, 60*time.Second)
+	defaultDuration(&o.StopGrace, 5*time.Second)
+	if o.ProbeInterval == 0 {
+		o.ProbeInterval = 30 * time.Second
+	}
+	defaultDuration(&o.ProbeTimeout, 10*time.Second)
+	if o.ProbeFailures <= 0 {
+		o.ProbeFailures = 2
+	}
+	if o.MaxConnects <= 0 {
+		o.MaxConnects = max(8, 4*runtime.NumCPU())
+	}
+	if o.MaxCallsPerServer <= 0 {
+		o.MaxCallsPerServer = 64
+	}
+	if o.Backoff == (reconciler.Backoff{}) {
+		o.Backoff = reconciler.DefaultBackoff
+	}
+	if o.CrashLoop == (reconciler.CrashLoop{}) {
+		o.CrashLoop = reconciler.DefaultCrashLoop
+	}
+	if o.JournalSize <= 0 {
+		o.JournalSize = 4096
+	}
+	return o
+}
+
+func defaultDuration(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
+}
+
+// environment is what every actor of one Supervisor shares: options,
+// clock, logger, the journal to publish to, and the count of goroutines
+// that Close must wait for.
+type environment struct {
+	opts    Options
+	clock   quartz.Clock
+	log     *zap.Logger
+	journal *journal
+	// work counts every goroutine the actors start (lifelines, calls,
+	// reads); Close waits for it after the actors have stopped.
+	work sync.WaitGroup
+	// redactor removes the inherited environment's values; each session
+	// extends it with its own spec's secrets.
+	redactor *reconciler.Redactor
+}
+
+func (e *environment) slog(name string) *slog.Logger {
+	l := e.log.Named(name)
+	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name())))
+}
+
+// redactorFor returns a redactor for everything secret about spec: its
+// env values, headers and URL credentials, plus the inherited environment.
+func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor {
+	return e.redactor.With(reconciler.SecretsOf(spec)...)
+}
+
+// redactLines redacts each line; the result is never nil.
+func redactLines(r *reconciler.Redactor, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = r.Redact(l)
+	}
+	return out
+}
+
+// publicVariables are inherited variables whose values are not secret and
+// would only make every path in an error message unreadable if redacted.
+var publicVariables = map[string]bool{
+	"PATH": true, "HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true,
+	"LOGNAME": true, "LANG": true, "TERM": true, "TMPDIR": true, "HOSTNAME": true,
+	"SHLVL": true, "_": true, "GOPATH": true, "GOROOT": true, "GOCACHE": true, "GOMODCACHE": true,
+}
+
+// inheritedSecrets are the values of the process environment worth
+// redacting (the redactor ignores values shorter than 4 bytes).
+func inheritedSecrets(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && !publicVariables[k] && !strings.HasPrefix(k, "LC_") {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,401 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// sessionActor owns one live MCP client session: the process or HTTP
+// connection, its tool list and its in-flight calls.
+//
+// One goroutine, the lifeline, owns the connection for its whole life: it
+// dials, reports the result, waits for the session to die or for the actor
+// to ask it to stop, closes the session (grace period, then the process
+// group is signalled) and reports that it is done. The actor only reads
+// its reports and cancels its context. Each tool call runs on a goroutine
+// of its own. All of them are counted in env.work, which Close waits for.
+type sessionActor struct {
+	env  *environment
+	spec messages.ServerSpec
+	id   uint64
+	log  *zap.Logger
+	// redactor knows this server's secrets.
+	redactor *reconciler.Redactor
+
+	ctx    context.Context // cancelled when the session must stop
+	cancel context.CancelFunc
+	cs     *mcp.ClientSession // set once connected
+	calls  chan struct{}      // bounds concurrent calls
+	listN  uint64             // generation of the newest tools/list
+	conn   *conn              // for the stderr tail; owned by the lifeline
+
+	probeTimer  *quartz.Timer
+	probeN      uint64 // generation of the probe schedule
+	probeMisses int
+	// relistPending records a list_changed that arrived before the
+	// connection was handed over; it is honoured once it is.
+	relistPending bool
+	// failed is set once this session reported ServerFailed, so its
+	// lifeline's end is not reported twice.
+	failed bool
+}
+
+// Messages private to the session actor.
+type (
+	// connected is the lifeline's dial result.
+	connected struct {
+		cs    *mcp.ClientSession
+		pid   int
+		tools []messages.Tool
+		err   error
+		tail  []string
+	}
+	// lifelineEnded says the connection is gone: it died (err, exit code) or
+	// was closed because the actor asked (stopped).
+	lifelineEnded struct {
+		stopped  bool
+		err      error
+		exitCode int
+		tail     []string
+	}
+	toolListChanged struct{}
+	toolsListed     struct {
+		n     uint64
+		tools []messages.Tool
+		err   error
+	}
+	// stopSession asks for a graceful stop; the session answers its parent
+	// with sessionStopped once the process is gone, then stops itself.
+	stopSession struct{}
+	// callTool is a tool call routed to this session. reply is buffered (1)
+	// and receives exactly one callResult.
+	callTool struct {
+		ctx   context.Context
+		tool  string
+		args  any
+		reply chan<- callResult
+	}
+	callResult struct {
+		res *mcp.CallToolResult
+		err error
+	}
+)
+
+// Reports from a session to its parent, the reconciler.
+type (
+	sessionReady struct {
+		server string
+		id     uint64
+		pid    int
+		tools  []messages.Tool
+	}
+	sessionTools struct {
+		server string
+		id     uint64
+		tools  []messages.Tool
+	}
+	sessionStopped struct {
+		server string
+		id     uint64
+	}
+)
+
+func newSessionProps(env *environment, spec messages.ServerSpec, id uint64) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &sessionActor{
+			env:   env,
+			spec:  spec,
+			id:    id,
+			log:   env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
+			calls: make(chan struct{}, env.opts.MaxCallsPerServer),
+
+			redactor: env.redactorFor(spec),
+		}
+	})
+}
+
+func (s *sessionActor) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		s.start(c)
+	case *connected:
+		s.connected(c, m)
+	case *lifelineEnded:
+		s.lifelineEnded(c, m)
+	case *toolListChanged:
+		s.relist(c)
+	case *toolsListed:
+		s.toolsListed(c, m)
+	case *callTool:
+		s.call(c, m)
+	case *probeDue:
+		s.probe(c, m)
+	case *probeResult:
+		s.probed(c, m)
+	case *stopSession:
+		s.cancel()
+	case *actor.Stopping:
+		s.stopProbe()
+		s.cancel()
+	}
+}
+
+func (s *sessionActor) start(c actor.Context) {
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	self, root := c.Self(), c.ActorSystem().Root
+	cn, err := dial(s.spec, s.env.opts.Dial, s.env.opts.Environ(), s.env.opts.StopGrace)
+	if err != nil {
+		root.Send(self, &connected{err: fmt.Errorf("build transport: %w", err)})
+		root.Send(self, &lifelineEnded{err: err, exitCode: -1})
+		return
+	}
+	s.conn = cn
+	s.env.work.Add(1)
+	go func() {
+		defer s.env.work.Done()
+		s.lifeline(s.ctx, self, root, cn)
+	}()
+}
+
+// lifeline runs on its own goroutine and owns cn from dial to close.
+func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version}, &mcp.ClientOptions{
+		Logger: s.env.slog("mcp"),
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			root.Send(self, &toolListChanged{})
+		},
+	})
+	cs, tools, cancel, err := s.connect(ctx, client, cn)
+	defer cn.release()
+	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err, tail: cn.stderrTail()})
+	if err != nil {
+		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
+		root.Send(self, &lifelineEnded{err: err, exitCode: exitCode(cn), tail: cn.stderrTail()})
+		return
+	}
+	defer cancel()
+	died := make(chan error, 1)
+	go func() { died <- cs.Wait() }()
+	select {
+	case err := <-died:
+		cn.signalGroup(syscall.SIGKILL) // grandchildren of a dead server
+		_ = cs.Close()                  // releases what the session still holds (its listen subscription)
+		root.Send(self, &lifelineEnded{err: deathError(err, cn), exitCode: exitCode(cn), tail: cn.stderrTail()})
+	case <-ctx.Done():
+		s.close(cs, cn)
+		<-died
+		root.Send(self, &lifelineEnded{stopped: true, exitCode: exitCode(cn), tail: cn.stderrTail()})
+	}
+}
+
+// connect dials and lists the tools, both bounded by the connect timeout on
+// the quartz clock. The process itself is not tied to that deadline, but
+// the dial context must outlive the handshake (an SSE transport reads its
+// event stream under it), so on success it is returned for the lifeline to
+// cancel when the session ends.
+func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.ClientSession, []messages.Tool, context.CancelFunc, error) {
+	timeout := s.spec.ConnectTimeout
+	if timeout <= 0 {
+		timeout = s.env.opts.ConnectTimeout
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
+	cs, err := client.Connect(dctx, cn.transport, nil)
+	var tools []messages.Tool
+	if err == nil {
+		tools, err = listTools(dctx, s.spec.Name, cs)
+	}
+	fired := !timer.Stop()
+	if err == nil && !fired {
+		return cs, tools, cancel, nil
+	}
+	cancel()
+	if cs != nil {
+		_ = cs.Close()
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, nil, errors.New("stopped while connecting")
+	case fired:
+		return nil, nil, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+	default:
+		return nil, nil, nil, fmt.Errorf("connect: %w", err)
+	}
+}
+
+// close ends a live session gracefully: close it (stdin closes, the
+// server should exit), wait the grace period, then SIGTERM and, a second
+// later, SIGKILL the whole process group. It returns once the session's
+// Close returned, which for stdio means the process was reaped.
+func (s *sessionActor) close(cs *mcp.ClientSession, cn *conn) {
+	closed := make(chan struct{})
+	go func() {
+		_ = cs.Close() // informational only: servers often exit non-zero on EOF
+		close(closed)
+	}()
+	grace := s.env.clock.NewTimer(s.env.opts.StopGrace, "session", "stop-grace")
+	defer grace.Stop()
+	select {
+	case <-closed:
+		cn.signalGroup(syscall.SIGKILL) // anything the server left behind
+		return
+	case <-grace.C:
+	}
+	cn.signalGroup(syscall.SIGTERM)
+	kill := s.env.clock.NewTimer(time.Second, "session", "stop-kill")
+	defer kill.Stop()
+	select {
+	case <-closed:
+	case <-kill.C:
+	}
+	cn.signalGroup(syscall.SIGKILL)
+	<-closed
+}
+
+func (s *sessionActor) connected(c actor.Context, m *connected) {
+	if m.err != nil {
+		// The lifeline follows up with lifelineEnded, which reports it.
+		s.log.Debug("connect failed", zap.String("error", s.redactor.Redact(m.err.Error())))
+		return
+	}
+	s.cs = m.cs
+	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.tools)))
+	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools})
+	s.scheduleProbe(c)
+	if s.relistPending {
+		s.relistPending = false
+		s.relist(c)
+	}
+}
+
+func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
+	s.cs = nil
+	s.stopProbe()
+	if m.stopped || s.failed {
+		c.Send(c.Parent(), &sessionStopped{server: s.spec.Name, id: s.id})
+		c.Stop(c.Self())
+		return
+	}
+	c.Send(c.Parent(), &messages.ServerFailed{
+		Server:     s.spec.Name,
+		Session:    s.id,
+		Error:      s.redactor.Redact(m.err.Error()),
+		ExitCode:   m.exitCode,
+		StderrTail: redactLines(s.redactor, m.tail),
+	})
+	// The connection is gone; stay alive until the reconciler stops us, so
+	// that stale calls get a clear answer rather than a dead letter.
+}
+
+func (s *sessionActor) relist(c actor.Context) {
+	cs := s.cs
+	if cs == nil {
+		// The notification can overtake the lifeline's connected report:
+		// list again once the session is ours.
+		s.relistPending = !s.failed
+		return
+	}
+	s.listN++
+	n, self, root, ctx := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
+	s.env.work.Add(1)
+	go func() {
+		defer s.env.work.Done()
+		tools, err := listTools(ctx, s.spec.Name, cs)
+		root.Send(self, &toolsListed{n: n, tools: tools, err: err})
+	}()
+}
+
+func (s *sessionActor) toolsListed(c actor.Context, m *toolsListed) {
+	if m.n != s.listN || s.cs == nil {
+		return // a newer list is on its way, or the session is gone
+	}
+	if m.err != nil {
+		s.log.Warn("list tools after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
+		return
+	}
+	c.Send(c.Parent(), &sessionTools{server: s.spec.Name, id: s.id, tools: m.tools})
+}
+
+// call dispatches one tool call to a goroutine: the mailbox is never a
+// serialisation point for calls.
+func (s *sessionActor) call(_ actor.Context, m *callTool) {
+	cs := s.cs
+	if cs == nil {
+		m.reply <- callResult{err: ErrNotReady}
+		return
+	}
+	timeout := s.spec.CallTimeout
+	if timeout <= 0 {
+		timeout = s.env.opts.CallTimeout
+	}
+	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	s.env.work.Add(1)
+	go func() {
+		defer s.env.work.Done()
+		ctx, cancel := context.WithCancel(m.ctx)
+		defer cancel()
+		defer context.AfterFunc(stop, cancel)()
+		timer := clock.AfterFunc(timeout, cancel, "session", "call")
+		defer timer.Stop()
+		select {
+		case calls <- struct{}{}:
+			defer func() { <-calls }()
+		case <-ctx.Done():
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: m.tool, Arguments: m.args})
+		switch {
+		case err == nil:
+		case m.ctx.Err() != nil:
+			err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
+		case stop.Err() != nil:
+			err = ErrNotReady
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
+		default:
+			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+		}
+		m.reply <- callResult{res: res, err: err}
+	}()
+}
+
+// stderr is the server's stderr tail so far (empty for HTTP).
+func (s *sessionActor) stderr() []string {
+	if s.conn == nil {
+		return nil
+	}
+	return s.conn.stderrTail()
+}
+
+func exitCode(cn *conn) int {
+	if cn.cmd == nil || cn.cmd.ProcessState == nil {
+		return -1
+	}
+	return cn.cmd.ProcessState.ExitCode()
+}
+
+// deathError describes how a live session ended.
+func deathError(err error, cn *conn) error {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
+	case cn.cmd != nil && cn.cmd.ProcessState != nil:
+		return fmt.Errorf("server process exited: %s", cn.cmd.ProcessState.String())
+	case err != nil:
+		return fmt.Errorf("session lost: %w", err)
+	default:
+		return errors.New("session closed by the server")
+	}
+}

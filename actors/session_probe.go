@@ -1,0 +1,94 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// The health probe catches sessions that die without a signal: a stateless
+// HTTP server that went away, a wedged process. Every ProbeInterval the
+// session pings its server (bounded by ProbeTimeout); ProbeFailures misses
+// in a row fail the server. Timers are on the quartz clock; the ping runs
+// off the mailbox.
+
+type (
+	probeDue    struct{ n uint64 }
+	probeResult struct {
+		n   uint64
+		err error
+	}
+)
+
+// scheduleProbe arms the next probe. n identifies the schedule, so a probe
+// of a replaced connection is ignored.
+func (s *sessionActor) scheduleProbe(c actor.Context) {
+	if s.env.opts.ProbeInterval < 0 {
+		return // probing disabled
+	}
+	s.probeN++
+	n, self, root := s.probeN, c.Self(), c.ActorSystem().Root
+	s.probeTimer = s.env.clock.AfterFunc(s.env.opts.ProbeInterval, func() { root.Send(self, &probeDue{n: n}) }, "session", "probe")
+}
+
+func (s *sessionActor) stopProbe() {
+	if s.probeTimer != nil {
+		s.probeTimer.Stop("session", "probe")
+		s.probeTimer = nil
+	}
+	s.probeN++
+}
+
+func (s *sessionActor) probe(c actor.Context, m *probeDue) {
+	cs := s.cs
+	if m.n != s.probeN || cs == nil {
+		return
+	}
+	self, root, stop, clock, timeout := c.Self(), c.ActorSystem().Root, s.ctx, s.env.clock, s.env.opts.ProbeTimeout
+	s.env.work.Add(1)
+	go func() {
+		defer s.env.work.Done()
+		ctx, cancel := context.WithCancel(stop)
+		defer cancel()
+		t := clock.AfterFunc(timeout, cancel, "session", "probe-timeout")
+		defer t.Stop()
+		err := cs.Ping(ctx, nil)
+		if err != nil && ctx.Err() != nil && stop.Err() == nil {
+			err = fmt.Errorf("no answer within %s", timeout)
+		}
+		root.Send(self, &probeResult{n: m.n, err: err})
+	}()
+}
+
+func (s *sessionActor) probed(c actor.Context, m *probeResult) {
+	if m.n != s.probeN || s.cs == nil {
+		return
+	}
+	if m.err == nil {
+		s.probeMisses = 0
+		s.scheduleProbe(c)
+		return
+	}
+	s.probeMisses++
+	s.log.Debug("health probe missed", zap.Int("misses", s.probeMisses), zap.String("error", s.redactor.Redact(m.err.Error())))
+	if s.probeMisses < s.env.opts.ProbeFailures {
+		s.scheduleProbe(c)
+		return
+	}
+	// Declare it dead ourselves: the connection gave no signal. The
+	// lifeline then closes it (and its process group) as for a stop.
+	s.cs = nil
+	s.failed = true
+	c.Send(c.Parent(), &messages.ServerFailed{
+		Server:     s.spec.Name,
+		Session:    s.id,
+		Error:      s.redactor.Redact(fmt.Sprintf("health probe failed %d times in a row: %v", s.probeMisses, m.err)),
+		ExitCode:   -1,
+		StderrTail: redactLines(s.redactor, s.stderr()),
+	})
+	s.cancel()
+}

@@ -1,0 +1,169 @@
+package actors_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// A server that never answers the handshake fails on its own connect
+// timeout (on the quartz clock) and does not hold up a healthy sibling.
+func TestSession_ConnectTimeoutFailsOnlyThatServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	connects := mClock.Trap().AfterFunc("session", "connect")
+	defer connects.Close()
+	f := newFleet(t, map[string]func() *mcp.Server{"hung": nil, "ok": toolServer(tool("echo", "e"))})
+	_, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "hung", "ok")}, ConnectTimeout: 5 * time.Second})
+
+	for range 2 {
+		call := connects.MustWait(ctx)
+		if call.Duration != 5*time.Second {
+			t.Fatalf("connect timeout armed for %s, want 5s", call.Duration)
+		}
+		call.MustRelease(ctx)
+	}
+	rec.WaitState(ctx, 0, "ok", messages.StateReady)
+
+	// Only the hung server's connect timer is left; fire it.
+	d, w := mClock.AdvanceNext()
+	w.MustWait(ctx)
+	if d != 5*time.Second {
+		t.Fatalf("next timer after %s, want the 5s connect timeout", d)
+	}
+	_, failed := rec.WaitState(ctx, 0, "hung", messages.StateFailed)
+	if !strings.Contains(failed.Error, "no answer to the MCP handshake within 5s") {
+		t.Fatalf("failure = %q, want it to name the handshake timeout", failed.Error)
+	}
+	if got := rec.StateChanges(0, "ok"); !cmp.Equal(got, []string{"stopped→starting", "starting→ready"}) {
+		t.Fatalf("ok's transitions = %v, want only its own start", got)
+	}
+}
+
+// A tools/list_changed notification makes the session list again; the
+// reconciler publishes what was added, removed and changed (by hash).
+func TestSession_ListChangedPublishesTheDifference(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	srv := toolServer(tool("a", "first"), tool("b", "second"))()
+	f := newFleet(t, map[string]func() *mcp.Server{"s": func() *mcp.Server { return srv }})
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "s")}})
+
+	toolsEvent := func(from int, what string) *messages.ToolsChanged {
+		_, ev := rec.WaitFor(ctx, from, what, func(e messages.Event) bool {
+			_, ok := e.(*messages.ToolsChanged)
+			return ok
+		})
+		return ev.(*messages.ToolsChanged)
+	}
+	first := toolsEvent(0, "initial tools")
+	if diff := cmp.Diff([]string{"a", "b"}, first.Added); diff != "" {
+		t.Fatalf("initial added (-want +got):\n%s", diff)
+	}
+	// An empty properties object survives the round trip.
+	schema, _ := json.Marshal(first.Tools[0].InputSchema)
+	if !strings.Contains(string(schema), `"properties":{}`) {
+		t.Fatalf("input schema %s lost its empty properties", schema)
+	}
+
+	mark := rec.Len()
+	srv.AddTool(tool("c", "third"), echoHandler)
+	added := toolsEvent(mark, "c added")
+	if diff := cmp.Diff([]string{"c"}, added.Added); diff != "" {
+		t.Fatalf("added (-want +got):\n%s", diff)
+	}
+
+	mark = rec.Len()
+	srv.RemoveTools("a")
+	srv.AddTool(tool("b", "second, reworded"), echoHandler)
+	ev := toolsEvent(mark, "a removed, b changed")
+	for len(ev.Removed) == 0 || len(ev.Changed) == 0 { // the server may notify twice
+		next := toolsEvent(mark+1, "rest of the change")
+		ev = &messages.ToolsChanged{Removed: append(ev.Removed, next.Removed...), Changed: append(ev.Changed, next.Changed...), Tools: next.Tools}
+		mark++
+	}
+	if diff := cmp.Diff([]string{"a"}, ev.Removed); diff != "" {
+		t.Fatalf("removed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b"}, ev.Changed); diff != "" {
+		t.Fatalf("changed (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, tl := range sup.Tools() {
+		names = append(names, actors.QualifiedName(tl.Server, tl.Name))
+	}
+	if diff := cmp.Diff([]string{"s__b", "s__c"}, names); diff != "" {
+		t.Fatalf("Tools() (-want +got):\n%s", diff)
+	}
+}
+
+// A session that stops answering (no transport signal) is failed by the
+// health probe after ProbeFailures misses in a row, never left ready.
+func TestSession_HealthProbeFailsAWedgedServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	probes := mClock.Trap().AfterFunc("session", "probe")
+	defer probes.Close()
+	timeouts := mClock.Trap().AfterFunc("session", "probe-timeout")
+	defer timeouts.Close()
+	var wedged atomic.Bool
+	mk := func() *mcp.Server {
+		srv := toolServer(tool("echo", "e"))()
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "ping" && wedged.Load() {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, method, req)
+			}
+		})
+		return srv
+	}
+	f := newFleet(t, map[string]func() *mcp.Server{"s": mk})
+	_, rec := startInMemory(t, mClock, f, actors.Options{
+		ConfigPaths: []string{configFor(t, "s")}, ProbeInterval: 30 * time.Second, ProbeTimeout: 10 * time.Second,
+		Backoff: testBackoff,
+	})
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+
+	// A healthy probe re-arms.
+	probes.MustWait(ctx).MustRelease(ctx)
+	mClock.Advance(30 * time.Second).MustWait(ctx)
+	timeouts.MustWait(ctx).MustRelease(ctx)
+	probes.MustWait(ctx).MustRelease(ctx)
+
+	wedged.Store(true)
+	mark := rec.Len()
+	for miss := 1; miss <= 2; miss++ {
+		mClock.Advance(20 * time.Second).MustWait(ctx) // the healthy probe's timeout timer was stopped
+		mClock.Advance(10 * time.Second).MustWait(ctx) // probe due
+		timeouts.MustWait(ctx).MustRelease(ctx)
+		mClock.Advance(10 * time.Second).MustWait(ctx) // ping times out
+		if miss == 1 {
+			probes.MustWait(ctx).MustRelease(ctx)
+			if got := rec.StateChanges(mark, "s"); len(got) != 0 {
+				t.Fatalf("state changed after one miss: %v", got)
+			}
+		}
+	}
+	_, failed := rec.WaitState(ctx, mark, "s", messages.StateFailed)
+	if !strings.Contains(failed.Error, "health probe failed 2 times") {
+		t.Fatalf("failure = %q, want the health probe named", failed.Error)
+	}
+}
+
+var testBackoff = reconcilerBackoff(time.Hour)

@@ -1,0 +1,87 @@
+package actors
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// listTools lists every tool of a session, following pagination.
+func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]messages.Tool, error) {
+	var out []messages.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toolOf(server, t))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func toolOf(server string, t *mcp.Tool) messages.Tool {
+	tool := messages.Tool{
+		Server:       server,
+		Name:         t.Name,
+		Description:  t.Description,
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+	}
+	h := sha256.New()
+	// json.Marshal sorts map keys, so equal schemas hash equally whatever
+	// order the server sent them in.
+	_ = json.NewEncoder(h).Encode([]any{t.Name, t.Description, t.InputSchema, t.OutputSchema})
+	tool.Hash = hex.EncodeToString(h.Sum(nil)[:12])
+	return tool
+}
+
+// filterTools applies a server's allow and deny lists. An empty allow list
+// allows everything.
+func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Tool {
+	if len(spec.AllowTools) == 0 && len(spec.DenyTools) == 0 {
+		return tools
+	}
+	out := make([]messages.Tool, 0, len(tools))
+	for _, t := range tools {
+		if len(spec.AllowTools) > 0 && !slices.Contains(spec.AllowTools, t.Name) {
+			continue
+		}
+		if slices.Contains(spec.DenyTools, t.Name) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// diffTools names the tools added, removed and changed (same name, other
+// hash) between two sorted tool lists.
+func diffTools(old, new []messages.Tool) (added, removed, changed []string) {
+	added, removed, changed = []string{}, []string{}, []string{}
+	prev := make(map[string]string, len(old))
+	for _, t := range old {
+		prev[t.Name] = t.Hash
+	}
+	for _, t := range new {
+		h, ok := prev[t.Name]
+		switch {
+		case !ok:
+			added = append(added, t.Name)
+		case h != t.Hash:
+			changed = append(changed, t.Name)
+		}
+		delete(prev, t.Name)
+	}
+	for name := range prev {
+		removed = append(removed, name)
+	}
+	sort.Strings(removed)
+	return added, removed, changed
+}

@@ -1,0 +1,157 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// conn is what a session actor dials: an MCP transport plus, for stdio, the
+// process behind it.
+type conn struct {
+	transport mcp.Transport
+	cmd       *exec.Cmd   // nil for HTTP transports
+	stderr    *stderrRing // nil for HTTP transports
+	// http is the session's own HTTP transport (nil for stdio), so its
+	// connections can be closed when the session ends.
+	http *http.Transport
+}
+
+// release closes what the connection kept open beyond the session: idle
+// keep-alive connections of its HTTP transport.
+func (c *conn) release() {
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+}
+
+// pid is the server's process id once started, or 0.
+func (c *conn) pid() int {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// signalGroup sends sig to the server's whole process group, so wrappers
+// such as npx or sh -c do not leave their children behind.
+func (c *conn) signalGroup(sig syscall.Signal) {
+	if pid := c.pid(); pid > 0 {
+		_ = syscall.Kill(-pid, sig)
+	}
+}
+
+func (c *conn) stderrTail() []string {
+	if c.stderr == nil {
+		return nil
+	}
+	return c.stderr.Tail()
+}
+
+// stdioWaitDelay bounds how long Wait waits for stderr to drain after the
+// server exited: a grandchild that inherited stderr must not stall anything.
+const stdioWaitDelay = 200 * time.Millisecond
+
+// dial builds the transport for spec. It starts nothing: the go-sdk starts
+// the process (or opens the connection) inside Connect. custom, if set, is
+// asked first.
+func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transport, error), environ []string, grace time.Duration) (*conn, error) {
+	if custom != nil {
+		t, err := custom(spec)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			return &conn{transport: t}, nil
+		}
+	}
+	switch spec.Transport {
+	case messages.TransportStdio, "":
+		return dialStdio(spec, environ, grace), nil
+	case messages.TransportHTTP:
+		hc, ht, err := originBoundClient(spec.URL, spec.Headers)
+		if err != nil {
+			return nil, err
+		}
+		return &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: -1}, http: ht}, nil
+	case messages.TransportSSE:
+		hc, ht, err := originBoundClient(spec.URL, spec.Headers)
+		if err != nil {
+			return nil, err
+		}
+		return &conn{transport: &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: hc}, http: ht}, nil
+	default:
+		return nil, fmt.Errorf("unknown transport %q", spec.Transport)
+	}
+}
+
+func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) *conn {
+	cmd := exec.Command(spec.Command, spec.Args...)
+	cmd.Dir = spec.Cwd
+	cmd.Env = append([]string(nil), environ...)
+	for k, v := range spec.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	// Its own process group: stop signals reach every descendant.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ring := newStderrRing(stderrLines)
+	cmd.Stderr = ring
+	cmd.WaitDelay = stdioWaitDelay
+	return &conn{
+		transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace},
+		cmd:       cmd,
+		stderr:    ring,
+	}
+}
+
+// errCrossOriginRedirect refuses a redirect that would carry configured
+// headers to another origin.
+var errCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// originBoundClient returns an HTTP client, on a transport of its own, that
+// adds headers only to requests for endpoint's own origin and refuses
+// cross-origin redirects.
+func originBoundClient(endpoint string, headers map[string]string) (*http.Client, *http.Transport, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse url: %w", err)
+	}
+	origin := u.Scheme + "://" + u.Host
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	return &http.Client{
+		Transport: &headerTransport{origin: origin, headers: headers, next: base},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Scheme+"://"+req.URL.Host != origin {
+				return errCrossOriginRedirect
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		},
+	}, base, nil
+}
+
+type headerTransport struct {
+	origin  string
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 && req.URL.Scheme+"://"+req.URL.Host == t.origin {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return t.next.RoundTrip(req)
+}

@@ -1,0 +1,64 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/watcher"
+)
+
+// watcherActor owns the file watcher: it starts it with the configured
+// paths and turns its callbacks into FileChanged messages for the config
+// actor (and WatcherDegraded events). The watcher's own goroutines end in
+// Close, which the actor calls when it stops.
+type watcherActor struct {
+	env    *environment
+	config *actor.PID
+	paths  []string
+	w      *watcher.Watcher
+}
+
+func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &watcherActor{env: env, config: configPID, paths: paths}
+	})
+}
+
+func (a *watcherActor) Receive(c actor.Context) {
+	switch c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopping:
+		a.stop()
+	}
+}
+
+func (a *watcherActor) start(c actor.Context) {
+	root, config, journal := c.ActorSystem().Root, a.config, a.env.journal
+	log := a.env.log.Named("watcher")
+	w, err := watcher.New(a.paths, watcher.Options{
+		Clock:    a.env.clock,
+		Logger:   a.env.log,
+		Debounce: a.env.opts.Debounce,
+		MaxWait:  a.env.opts.MaxWait,
+		// Callbacks only send: they run on the watcher's goroutine.
+		OnChange: func(paths []string) { root.Send(config, &messages.FileChanged{Paths: paths}) },
+		// The watcher logs the degradation itself; make it an event too.
+		OnDegraded: func(reason string) { journal.publish(&messages.WatcherDegraded{Reason: reason}) },
+	})
+	if err != nil {
+		// The system runs on without watching: resync still re-reads.
+		log.Error("file watcher not started; edits need a resync", zap.Error(err))
+		journal.publish(&messages.WatcherDegraded{Reason: "watcher not started: " + err.Error()})
+		return
+	}
+	a.w = w
+}
+
+func (a *watcherActor) stop() {
+	if a.w != nil {
+		_ = a.w.Close()
+		a.w = nil
+	}
+}

@@ -1,0 +1,112 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Recorder keeps every event a Supervisor published since it was created.
+// It is used from the test goroutine only.
+type Recorder struct {
+	t    testing.TB
+	sub  *actors.Subscription
+	all  []*messages.Envelope
+	last uint64 // highest sequence number recorded
+}
+
+// Record subscribes to sup's events and replays the ones already
+// published from the journal, so nothing since Start is missed. It is
+// closed at test cleanup.
+func Record(t testing.TB, sup *actors.Supervisor) *Recorder {
+	r := &Recorder{t: t, sub: sup.Subscribe(1 << 16)}
+	t.Cleanup(r.sub.Close)
+	past, truncated := sup.EventsSince(0)
+	if truncated {
+		t.Fatal("recorder: journal already dropped events")
+	}
+	for _, env := range past {
+		r.add(env)
+	}
+	return r
+}
+
+// add records env unless the replay already did.
+func (r *Recorder) add(env *messages.Envelope) {
+	if env.Seq <= r.last {
+		return
+	}
+	r.last = env.Seq
+	r.all = append(r.all, env)
+}
+
+// WaitFor returns the first event, recorded or to come, after index from
+// that satisfies match, and its index. The test context is the only deadline.
+func (r *Recorder) WaitFor(ctx context.Context, from int, what string, match func(messages.Event) bool) (int, messages.Event) {
+	r.t.Helper()
+	for i := from; ; i++ {
+		for i >= len(r.all) {
+			select {
+			case env, ok := <-r.sub.C:
+				if !ok {
+					r.t.Fatalf("waiting for %s: subscription closed", what)
+				}
+				r.add(env)
+			case <-ctx.Done():
+				r.t.Fatalf("waiting for %s: %v\nevents so far:\n%s", what, ctx.Err(), r.Dump())
+			}
+		}
+		if r.sub.Dropped() > 0 {
+			r.t.Fatalf("recorder dropped %d events", r.sub.Dropped())
+		}
+		if match(r.all[i].Event) {
+			return i, r.all[i].Event
+		}
+	}
+}
+
+// WaitState waits for server to reach state to after index from.
+func (r *Recorder) WaitState(ctx context.Context, from int, server string, to messages.State) (int, *messages.ServerStateChanged) {
+	r.t.Helper()
+	i, ev := r.WaitFor(ctx, from, server+" "+string(to), func(e messages.Event) bool {
+		sc, ok := e.(*messages.ServerStateChanged)
+		return ok && sc.Server == server && sc.To == to && sc.From != to
+	})
+	return i, ev.(*messages.ServerStateChanged)
+}
+
+// Len is the number of events recorded so far.
+func (r *Recorder) Len() int { return len(r.all) }
+
+// Since returns the recorded events from index i on.
+func (r *Recorder) Since(i int) []messages.Event {
+	out := make([]messages.Event, 0, len(r.all)-i)
+	for _, env := range r.all[i:] {
+		out = append(out, env.Event)
+	}
+	return out
+}
+
+// StateChanges lists server's transitions from index i on, as "from→to".
+func (r *Recorder) StateChanges(i int, server string) []string {
+	var out []string
+	for _, e := range r.Since(i) {
+		if sc, ok := e.(*messages.ServerStateChanged); ok && sc.Server == server {
+			out = append(out, string(sc.From)+"→"+string(sc.To))
+		}
+	}
+	return out
+}
+
+// Dump renders the recorded events, one per line, for failure messages.
+func (r *Recorder) Dump() string {
+	var b strings.Builder
+	for _, env := range r.all {
+		fmt.Fprintf(&b, "  %4d %-18s %+v\n", env.Seq, env.Event.EventType(), env.Event)
+	}
+	return b.String()
+}
