@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// checkCommand validates config files without starting any server: it
+// prints every diagnostic and exits 1 if any is an error.
+func checkCommand(args []string, io IO) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(io.Stderr)
+	asJSON := fs.Bool("json", false, `print {"diagnostics": [...]} as JSON`)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(io.Stderr, "mcpvisor check: name at least one config file, e.g. mcpvisor check .mcp.json")
+		return ExitUsage
+	}
+	wd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
+	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home}, nil)
+	diags := cfg.Diagnostics
+	if diags == nil {
+		diags = []messages.Diagnostic{}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(map[string]any{"diagnostics": diags})
+	} else {
+		for _, d := range diags {
+			fmt.Fprintln(io.Stdout, formatDiagnostic(d))
+		}
+	}
+	for _, d := range diags {
+		if d.Severity == messages.SeverityError {
+			return ExitFailed
+		}
+	}
+	if !*asJSON {
+		fmt.Fprintf(io.Stdout, "%d servers, no errors\n", len(cfg.Servers))
+	}
+	return ExitOK
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// statusCommand prints the daemon's fleet as a table, or its JSON.
+func statusCommand(ctx context.Context, args []string, io IO) int {
+	f := newClientFlags("status", "[--json]", io)
+	if code := f.parse(args); code >= 0 {
+		return code
+	}
+	if f.fs.NArg() > 0 {
+		return f.usageError(io.Stderr, "status takes no arguments (got %q)", f.fs.Args())
+	}
+	c, err := f.client(io)
+	if err != nil {
+		return f.fail(io.Stderr, err)
+	}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var st messages.Status
+	raw, err := c.do(ctx, "GET", "/api/v1/status", nil, &st)
+	if err != nil {
+		return f.fail(io.Stderr, err)
+	}
+	if f.asJSON {
+		_, _ = io.Stdout.Write(raw)
+		return ExitOK
+	}
+	writeStatus(io.Stdout, st, time.Now())
+	return ExitOK
+}
+
+// writeStatus renders st as an aligned table, then the generations and
+// every config diagnostic. now is what AGE is measured against.
+func writeStatus(w io.Writer, st messages.Status, now time.Time) {
+	rows := [][]string{{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "AGE", "LAST ERROR"}}
+	for _, s := range st.Servers {
+		transport := string(s.Transport)
+		if transport == "" {
+			transport = "-"
+		}
+		rows = append(rows, []string{s.Name, transport, string(s.State), strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), age(s.Since, now), lastError(s, now)})
+	}
+	writeTable(w, "", rows)
+	if len(st.Servers) == 0 {
+		fmt.Fprintln(w, "(no servers configured)")
+	}
+	fmt.Fprintf(w, "\ngeneration %d, observed %d\n", st.Generation, st.ObservedGeneration)
+	for _, d := range st.ConfigErrors {
+		fmt.Fprintln(w, formatDiagnostic(d))
+	}
+}
+
+// lastError is a server's error or warning on one line, with when it
+// retries next.
+func lastError(s messages.ServerStatus, now time.Time) string {
+	text := s.LastError
+	if text == "" && s.Warning != "" {
+		text = "warning: " + s.Warning
+	}
+	text = oneLine(text, 100)
+	if s.State == messages.StateFailed && !s.NextRetry.IsZero() {
+		text += fmt.Sprintf(" (attempt %d, retry in %s)", s.Attempt, shortDuration(s.NextRetry.Sub(now)))
+	}
+	return text
+}
+
+// oneLine keeps the first line of s, at most limit runes.
+func oneLine(s string, limit int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit-1]) + "…"
+	}
+	return s
+}
+
+// age is how long ago since was, "-" if never.
+func age(since, now time.Time) string {
+	if since.IsZero() {
+		return "-"
+	}
+	return shortDuration(now.Sub(since))
+}
+
+// shortDuration renders d as kubectl does: 45s, 12m, 3h4m, 2d3h.
+func shortDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}

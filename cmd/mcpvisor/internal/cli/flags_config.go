@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"flag"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+)
+
+// configFlags are the flags of every command that supervises servers
+// in-process: which config files, where relative paths resolve, the
+// watcher's debounce, and logging; `run` and `serve` share them.
+type configFlags struct {
+	configs   stringList
+	workdir   string
+	debounce  time.Duration
+	logLevel  string
+	logFormat string
+}
+
+func (f *configFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.configs, "config", "config file (repeatable; first wins; default $MCPVISOR_CONFIG, else .mcp.json then ~/.mcp.json)")
+	fs.StringVar(&f.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
+	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.StringVar(&f.logFormat, "log-format", "console", "log format: console or json (logs always go to stderr)")
+}
+
+// defaults fills in the config paths when no --config was given.
+func (f *configFlags) defaults(lookup func(string) (string, bool)) {
+	if len(f.configs) == 0 {
+		f.configs = defaultConfigPaths(lookup)
+	}
+}
+
+// options are the Supervisor options these flags select.
+func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool)) actors.Options {
+	return actors.Options{
+		ConfigPaths: f.configs,
+		WorkDir:     f.workdir,
+		Logger:      log,
+		Debounce:    f.debounce,
+		LookupEnv:   lookup,
+	}
+}

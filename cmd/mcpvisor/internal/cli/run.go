@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+type runFlags struct {
+	configFlags
+	listen    string
+	tokenFile string
+}
+
+func parseRunFlags(args []string, io IO) (runFlags, error) {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Stderr)
+	f.register(fs)
+	fs.StringVar(&f.listen, "listen", defaultAddr, `serve the HTTP API on host:port ("" or off: no API; port 0: any free port, printed at startup)`)
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token every request must bear (default $MCPVISOR_TOKEN; required to listen beyond loopback)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("run takes no arguments (got %q); pass config files with --config", fs.Args())
+	}
+	f.defaults(io.LookupEnv)
+	return f, nil
+}
+
+// defaultConfigPaths: $MCPVISOR_CONFIG (comma-separated), else .mcp.json
+// in the working directory, then ~/.mcp.json.
+func defaultConfigPaths(lookup func(string) (string, bool)) []string {
+	if v, _ := lookup("MCPVISOR_CONFIG"); v != "" {
+		var out []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return []string{".mcp.json", "~/.mcp.json"}
+}
+
+func runCommand(ctx context.Context, args []string, io IO) int {
+	f, err := parseRunFlags(args, io)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitUsage
+	}
+	log, err := newLogger(io.Stderr, f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitUsage
+	}
+	defer func() { _ = log.Sync() }()
+	token, err := loadToken(f.tokenFile, io.LookupEnv)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitUsage
+	}
+	// Listen before starting any server: a taken port fails fast.
+	listener, code := listenAPI(f.listen, token, io)
+	if code != ExitOK {
+		return code
+	}
+	opts := f.options(log, io.LookupEnv)
+	opts.Environ = serverEnviron
+	sup, err := actors.Start(opts)
+	if err != nil {
+		if listener != nil {
+			_ = listener.Close()
+		}
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitFailed
+	}
+	sub := sup.Subscribe(1024)
+	fmt.Fprintf(io.Stdout, "mcpvisor: supervising %s (Ctrl-C to stop)\n", strings.Join(f.configs, ", "))
+	if listener != nil {
+		auth := ""
+		if token != "" {
+			auth = " (bearer token required)"
+		}
+		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s%s\n", listener.Addr(), auth)
+	}
+	printed := printEvents(sup, sub, io)
+
+	// The API is shut down before the supervisor: its event streams end
+	// and its in-flight calls are cancelled first.
+	apiCtx, stopAPI := context.WithCancel(ctx)
+	defer stopAPI()
+	served := make(chan error, 1) // written only if the API runs
+	if listener != nil {
+		api := httpapi.New(httpapi.Options{Fleet: httpapi.FleetOf(sup), Token: token, Logger: log})
+		go func() { served <- api.Serve(apiCtx, listener) }()
+	}
+	var apiErr error
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(io.Stdout, "mcpvisor: stopping every server")
+		stopAPI()
+		if listener != nil {
+			apiErr = <-served
+		}
+	case apiErr = <-served: // Serve returns early only on failure
+		fmt.Fprintln(io.Stdout, "mcpvisor: the HTTP API failed; stopping every server")
+	}
+	closeErr := sup.Close()
+	sub.Close()
+	<-printed
+	if err := errors.Join(apiErr, closeErr); err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// listenAPI opens the API's listener; nil when the API is off. It refuses
+// a non-loopback address without a token.
+func listenAPI(addr, token string, io IO) (net.Listener, int) {
+	if addr == "" || addr == "off" {
+		return nil, ExitOK
+	}
+	if err := httpapi.CheckExposure(addr, token); err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return nil, ExitUsage
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: cannot serve the HTTP API: %v: is another `mcpvisor run` using it? pass --listen HOST:PORT, or --listen off\n", err)
+		return nil, ExitFailed
+	}
+	return l, ExitOK
+}
+
+// printEvents prints, on a goroutine, the events the journal already holds
+// and then those sub delivers, skipping any printed already: subscribing
+// before reading the journal means no event is missed or printed twice.
+// The goroutine ends, closing the returned channel, once sub is closed.
+func printEvents(sup *actors.Supervisor, sub *actors.Subscription, io IO) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p := newPrinter(io.Stdout)
+		var last uint64
+		kept, _ := sup.EventsSince(0)
+		for _, env := range kept {
+			p.print(env)
+			last = env.Seq
+		}
+		for env := range sub.C {
+			if env.Seq > last {
+				p.print(env)
+			}
+		}
+	}()
+	return done
+}
+
+// serverEnviron is the environment stdio servers inherit: the daemon's,
+// without the API token, which would let any server call every tool.
+func serverEnviron() []string {
+	env := os.Environ()
+	return slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "MCPVISOR_TOKEN=") })
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/gateway"
+)
+
+// defaultListen is serve's HTTP address when --listen is not given.
+const defaultListen = "127.0.0.1:8931"
+
+// parentEnv is set in every server's environment to name the gateway
+// (mcpvisor-serve-PID) that started it.
+const parentEnv = "MCPVISOR_SERVE_PID"
+
+func lookupEnv(io IO, name string) (string, bool) {
+	if io.LookupEnv == nil {
+		return os.LookupEnv(name)
+	}
+	return io.LookupEnv(name)
+}
+
+type serveFlags struct {
+	configFlags
+	transport string
+	listen    string
+}
+
+func parseServeFlags(args []string, io IO) (serveFlags, error) {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Stderr)
+	f.register(fs)
+	fs.StringVar(&f.transport, "transport", "stdio", "how MCP clients reach the gateway: stdio (launched by the client) or http (streamable HTTP at /mcp)")
+	fs.StringVar(&f.listen, "listen", defaultListen, "address for --transport http; loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("serve takes no arguments (got %q); pass config files with --config", fs.Args())
+	}
+	switch f.transport {
+	case "stdio":
+	case "http":
+		if err := gateway.CheckLoopback(f.listen); err != nil {
+			return f, err
+		}
+	default:
+		return f, fmt.Errorf("--transport %q: use stdio or http", f.transport)
+	}
+	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
+	return f, nil
+}
+
+// serveCommand runs the supervisor in-process and serves its fleet's tools
+// as one MCP server, on stdio or streamable HTTP, until a signal (ctx),
+// stdin's end (stdio) or a fatal serving error. Stdout belongs to MCP in
+// stdio mode: everything else goes to stderr.
+func serveCommand(ctx context.Context, args []string, io IO) int {
+	f, err := parseServeFlags(args, io)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+		return ExitUsage
+	}
+	if parent, ok := lookupEnv(io, parentEnv); ok && parent != "" {
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: refusing to start: launched by another gateway (%s=%s) whose config lists the gateway itself; "+
+			"remove the entry that runs `mcpvisor serve` from %s\n", parentEnv, parent, strings.Join(f.configs, ", "))
+		return ExitUsage
+	}
+	log, err := newLogger(io.Stderr, f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+		return ExitUsage
+	}
+	defer func() { _ = log.Sync() }()
+
+	// Listen before starting any server, so a taken port costs nothing.
+	var ln net.Listener
+	if f.transport == "http" {
+		if ln, err = net.Listen("tcp", f.listen); err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+			return ExitFailed
+		}
+	}
+	opts := f.options(log, io.LookupEnv)
+	// Servers learn that a gateway started them, so a config that lists
+	// the gateway itself ends at the first nested gateway instead of
+	// starting gateways without end.
+	// (The value is distinctive because inherited values are redacted
+	// wherever they appear: a bare pid would blank out matching digits.)
+	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
+	opts.Environ = func() []string { return append(serverEnviron(), mark) }
+	sup, err := actors.Start(opts)
+	if err != nil {
+		if ln != nil {
+			_ = ln.Close()
+		}
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+		return ExitFailed
+	}
+	// Subscribe before the gateway loads the fleet's tools: every change
+	// after the load is in the subscription.
+	sub := sup.Subscribe(4096)
+	gw := gateway.New(sup, log.Named("gateway"))
+	follow, stopFollowing := context.WithCancel(context.Background())
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		gw.Run(follow, sub.C)
+	}()
+
+	configs := strings.Join(f.configs, ", ")
+	var serveErr error
+	if ln != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: MCP gateway at http://%s%s, supervising %s\n", ln.Addr(), gateway.Path, configs)
+		serveErr = gw.ServeListener(ctx, ln)
+	} else {
+		// A client that closes our stdout before we are done must not
+		// kill the process with SIGPIPE (Go's default for fd 1 and 2):
+		// the write fails instead, the session ends, servers are stopped.
+		pipes := make(chan os.Signal, 1)
+		signal.Notify(pipes, syscall.SIGPIPE)
+		defer signal.Stop(pipes)
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: MCP gateway on stdio, supervising %s\n", configs)
+		serveErr = gw.ServeStdio(ctx, io.Stdin, io.Stdout)
+	}
+
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(io.Stderr, "mcpvisor serve: signal received; stopping every server")
+	case serveErr == nil:
+		fmt.Fprintln(io.Stderr, "mcpvisor serve: client closed the connection; stopping every server")
+	}
+	// Clients are gone: stop following, then stop every server.
+	stopFollowing()
+	<-followed
+	sub.Close()
+	if n := sub.Dropped(); n > 0 {
+		log.Warn("gateway fell behind the fleet's events", zap.Uint64("dropped", n))
+	}
+	closeErr := sup.Close()
+	code := ExitOK
+	for _, err := range []error{serveErr, closeErr} {
+		if err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+			code = ExitFailed
+		}
+	}
+	return code
+}

@@ -1,0 +1,13 @@
+package gateway_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Every goroutine a test starts (the gateway's, the go-sdk's sessions,
+// HTTP servers and clients) must be gone when the tests end.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

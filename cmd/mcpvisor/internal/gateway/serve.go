@@ -1,0 +1,220 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// Path is where ServeListener serves MCP.
+const Path = "/mcp"
+
+// ShutdownTimeout bounds http.Server.Shutdown once every session is closed.
+const ShutdownTimeout = 5 * time.Second
+
+// statelessFrom is the first protocol version served by the stateless
+// handler (SEP-2575: no sessions, notifications on subscriptions/listen).
+const statelessFrom = "2026-07-28"
+
+// ServeStdio serves one MCP session on r and w (a process's stdin and
+// stdout) until r ends, the client stops reading w, or ctx ends. Nothing
+// else may write to w. If r is an io.Closer it is closed on the way out.
+func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	in := newInterruptibleReader(r)
+	defer in.Close()
+	ss, err := g.server.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{w}}, nil)
+	if err != nil {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err = <-ended:
+	case <-ctx.Done():
+		// Ending the input, not ss.Close, is what stops the session: the
+		// connection cancels every in-flight request when its reader
+		// fails. ss.Close waits for in-flight requests and only cancels
+		// subscriptions/listen handlers that had started when it looked,
+		// so a listen still queued then parks it forever (go-sdk v1.8.0).
+		in.Close()
+		err = <-ended
+	}
+	_ = ss.Close() // already ended: releases the session
+	switch {
+	case ctx.Err() != nil, err == nil, peerGone(err):
+		return nil
+	default:
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+}
+
+// peerGone reports errors that only mean the client went away: its end of
+// stdin or stdout was closed.
+func peerGone(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, mcp.ErrConnectionClosed)
+}
+
+// interruptibleReader reads r on its own goroutine so that Close makes a
+// pending Read return at once, even when r cannot be interrupted (a
+// blocking stdin). The goroutine ends when r's Read returns; Close closes r
+// if it can, which ends it for pipes and sockets; for a blocking stdin it
+// ends with the process, like the go-sdk's own reader.
+type interruptibleReader struct {
+	r    io.Reader
+	pr   *io.PipeReader
+	once sync.Once
+}
+
+func newInterruptibleReader(r io.Reader) *interruptibleReader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err) // nil: readers get io.EOF
+	}()
+	return &interruptibleReader{r: r, pr: pr}
+}
+
+func (ir *interruptibleReader) Read(p []byte) (int, error) { return ir.pr.Read(p) }
+
+func (ir *interruptibleReader) Close() error {
+	ir.once.Do(func() {
+		_ = ir.pr.CloseWithError(io.EOF)
+		if c, ok := ir.r.(io.Closer); ok {
+			_ = c.Close()
+		}
+	})
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// Handler serves MCP over streamable HTTP at Path. Requests that carry a
+// protocol version of 2026-07-28 or later (the MCP-Protocol-Version header
+// the go-sdk and the spec send with every such request) go to a stateless
+// handler; older clients get a stateful one with session ids and a
+// standalone SSE stream for notifications. Both serve the same server, so
+// every client sees one tool set and every one is told when it changes.
+// Requests must come to a localhost Host (DNS rebinding protection).
+func (g *Gateway) Handler() http.Handler {
+	get := func(*http.Request) *mcp.Server { return g.server }
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: g.slog})
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Stateless: true,
+		Logger:    g.slog,
+		// A client that hangs up cancels its call upstream.
+		PropagateRequestCancellation: true,
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+	return mux
+}
+
+// ServeListener serves Handler on ln until ctx ends, then shuts down: it
+// cancels every request's context, closes every MCP session (streamable
+// HTTP keeps SSE and subscriptions/listen streams open for a session's
+// whole life), closes connections that never sent a request (Shutdown
+// would wait 5s before counting them idle; HTTP clients dial such spares),
+// then shuts the server down within ShutdownTimeout and waits for it. ln
+// is closed when ServeListener returns.
+func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener) error {
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	conns := &connTracker{states: map[net.Conn]http.ConnState{}}
+	srv := &http.Server{
+		Handler:           g.Handler(),
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnState:         conns.track,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          zap.NewStdLog(g.log.Named("http")),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	cancelBase()
+	g.closeSessions()
+	conns.closeUnused()
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		g.log.Warn("http shutdown timed out; closing connections", zap.Error(err))
+		err = errors.Join(fmt.Errorf("shutdown http: %w", err), srv.Close())
+	}
+	<-served // http.ErrServerClosed
+	return err
+}
+
+// connTracker follows the server's connections so that shutdown can close
+// the ones that never carried a request.
+type connTracker struct {
+	mu     sync.Mutex
+	states map[net.Conn]http.ConnState
+}
+
+func (c *connTracker) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(c.states, conn)
+	default:
+		c.states[conn] = st
+	}
+}
+
+func (c *connTracker) closeUnused() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for conn, st := range c.states {
+		if st == http.StateNew {
+			_ = conn.Close()
+		}
+	}
+}
+
+// closeSessions ends every MCP session of the gateway's server.
+func (g *Gateway) closeSessions() {
+	for ss := range g.server.Sessions() {
+		_ = ss.Close()
+	}
+}
+
+// CheckLoopback refuses listen addresses that are not loopback: the
+// gateway has no authentication and runs tools with the user's rights.
+// Accepted hosts: localhost, 127.0.0.0/8, ::1.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("listen address %q is not loopback: the gateway has no authentication, so it only listens on localhost, 127.0.0.1 or [::1]", addr)
+}

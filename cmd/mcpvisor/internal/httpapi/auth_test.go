@@ -1,0 +1,133 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
+)
+
+// routes lists a request for every route; events asks for a replay of an
+// empty journal, so the handler writes its greeting and waits.
+var routes = []struct{ method, path, body string }{
+	{http.MethodGet, "/api/v1/status", ""},
+	{http.MethodGet, "/api/v1/tools", ""},
+	{http.MethodPost, "/api/v1/tools/call", `{"name": "alpha__echo"}`},
+	{http.MethodPost, "/api/v1/resync", `{"dryRun": true}`},
+	{http.MethodGet, "/metrics", ""},
+	{http.MethodGet, "/api/v1/nope", ""},
+}
+
+// With a token, every route but /healthz answers 401 to a request without
+// the right bearer token, and serves one with it.
+func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-t0ken"
+	fleet := &httpapitest.Fleet{CallFunc: func(context.Context, string, any) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}}
+	ts, _ := api(t, httpapi.Options{Fleet: fleet, Token: token})
+
+	for _, rt := range routes {
+		for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token, "Bearer"} {
+			var hs []string
+			if auth != "" {
+				hs = append(hs, "Authorization: "+auth)
+			}
+			res := request(t, ts, rt.method, rt.path, rt.body, hs...)
+			if res.code != http.StatusUnauthorized || !strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("%s %s with %q = %d, want 401 with WWW-Authenticate", rt.method, rt.path, auth, res.code)
+			}
+			if strings.Contains(string(res.body), token) {
+				t.Errorf("401 body repeats the token: %s", res.body)
+			}
+		}
+		res := request(t, ts, rt.method, rt.path, rt.body, "Authorization: Bearer "+token)
+		if want := http.StatusOK; rt.path == "/api/v1/nope" {
+			if res.code != http.StatusNotFound {
+				t.Errorf("%s with the token = %d, want 404", rt.path, res.code)
+			}
+		} else if res.code != want {
+			t.Errorf("%s %s with the token = %d %s, want 200", rt.method, rt.path, res.code, res.body)
+		}
+	}
+
+	ctx := testContext(t)
+	res, _ := openEvents(ctx, t, ts.URL+"/api/v1/events")
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("events without the token = %d, want 401", res.StatusCode)
+	}
+	res, r := openEvents(ctx, t, ts.URL+"/api/v1/events", "Authorization: bearer "+token) // the scheme is case-insensitive
+	if res.StatusCode != http.StatusOK || r.nextComment() != "mcpvisor events" {
+		t.Errorf("events with the token = %d, want 200 and a stream", res.StatusCode)
+	}
+
+	if res := request(t, ts, http.MethodGet, "/healthz", ""); res.code != http.StatusOK {
+		t.Errorf("healthz without the token = %d, want 200 (it stays open for probes)", res.code)
+	}
+}
+
+// Without a token the API answers only requests for a loopback Host: a
+// page whose DNS name was rebound to 127.0.0.1 still sends its own name.
+func TestAuth_WithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
+	t.Parallel()
+	ts, _ := api(t, httpapi.Options{})
+	for host, want := range map[string]int{
+		"evil.example":      http.StatusForbidden,
+		"evil.example:7767": http.StatusForbidden,
+		"10.0.0.5:7767":     http.StatusForbidden,
+		"localhost:7767":    http.StatusOK,
+		"LOCALHOST":         http.StatusOK,
+		"127.0.0.1:7767":    http.StatusOK,
+		"127.1.2.3":         http.StatusOK,
+		"[::1]:7767":        http.StatusOK,
+	} {
+		req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, ts.URL+"/api/v1/status", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("Host %q = %d, want %d", host, res.StatusCode, want)
+		}
+	}
+}
+
+func TestCheckExposure(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		listen, token string
+		mention       string // in the error; "" when allowed
+	}{
+		{"127.0.0.1:7767", "", ""},
+		{"localhost:7767", "", ""},
+		{"[::1]:7767", "", ""},
+		{"127.0.0.1:0", "", ""},
+		{"0.0.0.0:7767", "", "MCPVISOR_TOKEN"},
+		{":7767", "", "--token-file"},
+		{"[::]:7767", "", "MCPVISOR_TOKEN"},
+		{"192.168.1.10:7767", "", "MCPVISOR_TOKEN"},
+		{"myhost:7767", "", "MCPVISOR_TOKEN"},
+		{"0.0.0.0:7767", "tok", ""},
+		{":7767", "tok", ""},
+		{"7767", "", "host:port"},
+	} {
+		err := httpapi.CheckExposure(tc.listen, tc.token)
+		switch {
+		case tc.mention == "" && err != nil:
+			t.Errorf("CheckExposure(%q, %q) = %v, want nil", tc.listen, tc.token, err)
+		case tc.mention != "" && (err == nil || !strings.Contains(err.Error(), tc.mention)):
+			t.Errorf("CheckExposure(%q, %q) = %v, want an error mentioning %s", tc.listen, tc.token, err, tc.mention)
+		}
+	}
+}

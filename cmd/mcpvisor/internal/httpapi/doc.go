@@ -1,0 +1,31 @@
+// Package httpapi is mcpvisor's local HTTP API, version 1: JSON status,
+// tools, tool calls and resync, a server-sent event stream that replays the
+// journal and follows live events without gaps, a health check and
+// Prometheus metrics. docs/api.md is the reference for the wire format; the
+// wire types live in wire.go so the CLI decodes exactly what is served.
+//
+// The handlers depend on Fleet, a small interface that FleetOf adapts a
+// *actors.Supervisor to, so most tests drive them with the fake in
+// httpapitest.
+//
+// # Security
+//
+// With a token (Options.Token) every route but /healthz needs
+// "Authorization: Bearer TOKEN", compared in constant time. Without one the
+// API must listen on loopback only (CheckExposure enforces that at startup)
+// and requests must name a loopback Host, which defeats DNS rebinding. POST
+// bodies must be application/json, which a browser cannot send cross-origin
+// without a preflight this API never grants.
+//
+// # Goroutines and who stops them
+//
+//   - Server.Serve runs an http.Server (its connection goroutines belong to
+//     net/http) and one goroutine that feeds events to the metrics. When
+//     Serve's context ends it cancels every request context first (so event
+//     streams and in-flight tool calls end at once), shuts the http.Server
+//     down, closes the metrics feed and waits for its goroutine before
+//     returning.
+//   - Each event stream runs on its request's goroutine and holds one
+//     Fleet.Follow feed and one heartbeat ticker, both released when the
+//     client goes away or the server shuts down.
+package httpapi

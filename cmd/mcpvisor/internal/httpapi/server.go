@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"go.uber.org/zap"
+)
+
+// Options configure a Server. Only Fleet is required.
+type Options struct {
+	Fleet Fleet
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every route but /healthz.
+	Token string
+	// Logger receives request logs (debug) and server errors; default Nop.
+	Logger *zap.Logger
+	// Clock drives heartbeats, the resync wait and call timing; default:
+	// the real clock.
+	Clock quartz.Clock
+	// Metrics to record into and serve on /metrics; default NewMetrics(Fleet).
+	Metrics *Metrics
+	// Heartbeat is how often an idle event stream gets a comment line
+	// (default 15s), so proxies and clients can tell it is alive.
+	Heartbeat time.Duration
+	// ResyncWait bounds how long POST /api/v1/resync waits for the servers
+	// it started to settle (default 30s).
+	ResyncWait time.Duration
+	// MaxBodyBytes bounds request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// ShutdownGrace bounds how long Serve waits for requests to finish once
+	// its context ends (default 5s); request contexts are cancelled first.
+	ShutdownGrace time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Clock == nil {
+		o.Clock = quartz.NewReal()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(o.Fleet)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.ResyncWait <= 0 {
+		o.ResyncWait = 30 * time.Second
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 5 * time.Second
+	}
+	return o
+}
+
+// Server is the HTTP API over one Fleet.
+type Server struct {
+	opts    Options
+	fleet   Fleet
+	log     *zap.Logger
+	clock   quartz.Clock
+	metrics *Metrics
+	handler http.Handler
+}
+
+// New builds the API. Serve it with Serve, or mount Handler yourself.
+func New(opts Options) *Server {
+	opts = opts.withDefaults()
+	s := &Server{opts: opts, fleet: opts.Fleet, log: opts.Logger.Named("httpapi"), clock: opts.Clock, metrics: opts.Metrics}
+	s.handler = s.routes()
+	return s
+}
+
+// Handler is the whole API, authentication included. Mounted on its own
+// (without Serve), nothing feeds events to the metrics: call
+// Metrics().ObserveEvent from a subscription if the reconcile histogram
+// matters.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics is the server's metrics, to share its CallObserver.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Serve answers requests on l until ctx ends, then cancels every request
+// context (event streams and in-flight calls end at once), shuts down
+// within ShutdownGrace and returns nil. It closes l. While serving it
+// feeds every event to the metrics.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	reqCtx, cancelRequests := context.WithCancel(ctx)
+	defer cancelRequests()
+	hs := &http.Server{
+		Handler:           s.handler,
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          zap.NewStdLog(s.log.WithOptions(zap.IncreaseLevel(zap.WarnLevel))),
+	}
+	stopMetrics := s.feedMetrics()
+	defer stopMetrics()
+
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve HTTP API: %w", err)
+	case <-ctx.Done():
+	}
+	cancelRequests()
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
+	defer cancel()
+	err := hs.Shutdown(shutdownCtx)
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		_ = hs.Close()
+		return fmt.Errorf("shut down HTTP API: %w", err)
+	}
+	return nil
+}
+
+// feedMetrics follows the fleet's events into the metrics until the
+// returned stop is called; stop waits for the goroutine.
+func (s *Server) feedMetrics() (stop func()) {
+	feed := s.fleet.Follow(1024)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for env := range feed.Events() {
+			s.metrics.ObserveEvent(env)
+		}
+	})
+	return func() {
+		feed.Close()
+		wg.Wait()
+	}
+}

@@ -1,0 +1,253 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
+)
+
+// slowBackoff keeps a failed server failed for the rest of a test.
+var slowBackoff = reconciler.Backoff{Initial: time.Hour, Max: time.Hour}
+
+// Every way a stdio server can die is a ServerFailed within milliseconds,
+// carrying the exit status and the server's last stderr lines.
+func TestSession_DeathIsNoticed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		args   []string
+		kill   func(t *testing.T, sup *actors.Supervisor, pid int)
+		status string // in the error
+		stderr string // in the stderr tail
+	}{
+		{
+			name:   "kill -9",
+			kill:   func(t *testing.T, _ *actors.Supervisor, pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) },
+			status: "signal: killed",
+			stderr: "starting",
+		},
+		{
+			name:   "exit 0",
+			args:   []string{"--exit-after", "300ms", "--exit-code", "0"},
+			status: "exit status 0",
+			stderr: "exiting with status 0",
+		},
+		{
+			name: "crash tool",
+			kill: func(t *testing.T, sup *actors.Supervisor, _ int) {
+				_, _ = sup.CallTool(testContext(t), "s__crash", map[string]any{})
+			},
+			status: "exit status 2",
+			stderr: "crash tool called",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			cfg := filepath.Join(t.TempDir(), ".mcp.json")
+			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
+			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+			rec := testkit.Record(t, sup)
+			_, ready := rec.WaitState(ctx, 0, "s", messages.StateReady)
+			if tt.kill != nil {
+				tt.kill(t, sup, ready.PID)
+			}
+			_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
+			if !strings.Contains(failed.Error, tt.status) {
+				t.Errorf("error = %q, want it to contain %q", failed.Error, tt.status)
+			}
+			if !slices.ContainsFunc(failed.StderrTail, func(l string) bool { return strings.Contains(l, tt.stderr) }) {
+				t.Errorf("stderr tail = %q, want a line containing %q", failed.StderrTail, tt.stderr)
+			}
+			if failed.Session != ready.Session || failed.Attempt != 1 || failed.NextRetry.IsZero() {
+				t.Errorf("failed event = %+v, want session %d, attempt 1 and a next retry time", failed, ready.Session)
+			}
+			st := serverStatus(t, sup, "s")
+			if st.State != messages.StateFailed || st.LastError != failed.Error || len(st.StderrTail) == 0 {
+				t.Errorf("status = %+v, want failed with the error and the stderr tail", st)
+			}
+		})
+	}
+}
+
+// A server that hangs in its handshake fails on its connect timeout; a
+// healthy sibling is ready long before that.
+func TestSession_HungHandshakeDoesNotDelayASibling(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
+		"hung": testkit.Example(bin, "--init-hang"),
+		"ok":   testkit.Example(bin),
+	})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, ConnectTimeout: 3 * time.Second, Backoff: slowBackoff})
+	rec := testkit.Record(t, sup)
+	okAt, _ := rec.WaitState(ctx, 0, "ok", messages.StateReady)
+	hungAt, failed := rec.WaitState(ctx, 0, "hung", messages.StateFailed)
+	if okAt > hungAt {
+		t.Fatalf("ok became ready (event %d) after hung failed (event %d)", okAt, hungAt)
+	}
+	if !strings.Contains(failed.Error, "no answer to the MCP handshake within 3s") {
+		t.Fatalf("hung's error = %q, want the handshake timeout named", failed.Error)
+	}
+	if res, err := sup.CallTool(ctx, "ok__echo", map[string]any{"message": "x"}); err != nil || res.IsError {
+		t.Fatalf("ok__echo = %+v, %v", res, err)
+	}
+}
+
+// A server that writes garbage on stdout fails with a reason; its sibling
+// is not affected.
+func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"noisy": testkit.Example(bin, "--garbage"), "ok": testkit.Example(bin)})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+	rec := testkit.Record(t, sup)
+	_, failed := rec.WaitState(ctx, 0, "noisy", messages.StateFailed)
+	if !strings.Contains(failed.Error, "invalid character") {
+		t.Fatalf("error = %q, want the JSON problem named", failed.Error)
+	}
+	rec.WaitState(ctx, 0, "ok", messages.StateReady)
+	if got := rec.StateChanges(0, "ok"); slices.Contains(got, "ready→failed") || slices.Contains(got, "starting→failed") {
+		t.Fatalf("ok failed too: %v", got)
+	}
+}
+
+// A grandchild that inherited the server's stderr neither stalls the stop
+// nor survives it: the whole process group is signalled.
+func TestSession_StopKillsTheProcessGroup(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, ".mcp.json")
+	pidFile := filepath.Join(dir, "grandchild.pid")
+	script := fmt.Sprintf("sleep 300 & echo $! > %s; exec %s example-server", pidFile, bin)
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"wrapped": {Command: "/bin/sh", Args: []string{"-c", script}}})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, StopGrace: 500 * time.Millisecond})
+	rec := testkit.Record(t, sup)
+	_, ready := rec.WaitState(ctx, 0, "wrapped", messages.StateReady)
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if !testkit.ProcessAlive(grandchild) {
+		t.Fatalf("grandchild %d not running before the stop", grandchild)
+	}
+
+	mark := rec.Len()
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{})
+	rec.WaitState(ctx, mark, "wrapped", messages.StateStopped)
+	if testkit.ProcessAlive(ready.PID) {
+		t.Errorf("server process %d alive after its server was stopped", ready.PID)
+	}
+	// The group got SIGKILL once the server was reaped; the grandchild dies
+	// of it asynchronously.
+	if err := testkit.WaitProcessGone(ctx, grandchild); err != nil {
+		t.Errorf("grandchild: %v", err)
+	}
+}
+
+// Tool calls run concurrently: 100 calls across 4 servers, each answered
+// exactly once, none waiting for another.
+func TestSession_ConcurrentCallsEachAnsweredOnce(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	names := []string{"s1", "s2", "s3", "s4"}
+	servers := map[string]testkit.Server{}
+	for _, n := range names {
+		servers[n] = testkit.Example(bin, "--name", n)
+	}
+	testkit.WriteConfig(t, cfg, servers)
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
+	rec := testkit.Record(t, sup)
+	for _, n := range names {
+		rec.WaitState(ctx, 0, n, messages.StateReady)
+	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		answers = map[string]int{}
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg := fmt.Sprintf("call-%d", i)
+			res, err := sup.CallTool(ctx, names[i%4]+"__echo", map[string]any{"message": msg})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				answers["error: "+err.Error()]++
+			case res.IsError:
+				answers["isError"]++
+			default:
+				answers[testkit.Text(res)]++
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range 100 {
+		if n := answers[fmt.Sprintf("call-%d", i)]; n != 1 {
+			t.Errorf("call-%d answered %d times", i, n)
+		}
+	}
+	if len(answers) != 100 {
+		t.Errorf("answers = %v", answers)
+	}
+}
+
+// A call is bounded by the server's callTimeout and by the caller's
+// context; both are classified so the API can map them.
+func TestSession_CallTimeoutAndCancellation(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"s": {"command": %q, "args": ["example-server"], "callTimeout": "200ms"}}}`, bin), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
+	rec := testkit.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+
+	_, err := sup.CallTool(ctx, "s__sleep", map[string]any{"ms": 30000})
+	if !errors.Is(err, actors.ErrCallTimeout) {
+		t.Fatalf("slow call: err = %v, want ErrCallTimeout", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = sup.CallTool(short, "s__sleep", map[string]any{"ms": 30000})
+	if !errors.Is(err, actors.ErrCanceled) {
+		t.Fatalf("cancelled call: err = %v, want ErrCanceled", err)
+	}
+	// The session is still fine after both.
+	if res, err := sup.CallTool(ctx, "s__add", map[string]any{"a": 2, "b": 3}); err != nil || testkit.Text(res) != "5" {
+		t.Fatalf("s__add = %v, %v", res, err)
+	}
+	// Unknown names are classified too.
+	for name, want := range map[string]error{
+		"nope__echo": actors.ErrUnknownServer, "s__nope": actors.ErrUnknownTool, "echo": actors.ErrBadToolName,
+	} {
+		if _, err := sup.CallTool(ctx, name, nil); !errors.Is(err, want) {
+			t.Errorf("%s: err = %v, want %v", name, err, want)
+		}
+	}
+}
