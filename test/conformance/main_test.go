@@ -1,0 +1,118 @@
+// Package conformance_test runs mcpvisor, embedded with actors.Start,
+// against real third-party MCP servers installed from npm: the reference
+// servers everything (over stdio, streamable HTTP and SSE), filesystem,
+// memory and sequential-thinking, at the versions pinned in package.json.
+//
+// The servers are not vendored. Install them with `npm ci` in this
+// directory (CI does it in .ci/run). Without them every test of this
+// package fails: a conformance suite that skips itself proves nothing.
+//
+// Goroutines and processes: every test closes its Supervisor and kills and
+// reaps the HTTP servers it started itself (t.Cleanup). TestMain checks for
+// leaked goroutines; TestClose_LeavesNoProcessOrDescriptor checks for
+// leaked processes and file descriptors.
+package conformance_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Absolute paths of what the tests run, set by TestMain.
+var (
+	nodeBin      string // the node executable
+	loopbackJS   string // preload that binds listen(port) to 127.0.0.1
+	everythingJS string
+	filesystemJS string
+	memoryJS     string
+	thinkingJS   string
+)
+
+func TestMain(m *testing.M) {
+	if err := locateServers(); err != nil {
+		fmt.Fprintf(os.Stderr, "conformance: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+const installHint = "run `npm ci` in test/conformance (or `bash .ci/run`, which does it)"
+
+// locateServers finds node and the installed servers, and checks that
+// node_modules holds exactly the versions package.json pins.
+func locateServers() error {
+	var err error
+	if nodeBin, err = exec.LookPath("node"); err != nil {
+		return fmt.Errorf("node not found on PATH (%v): install Node.js 20 or later, then %s", err, installHint)
+	}
+	dir, err := os.Getwd() // go test runs a package's tests in its directory
+	if err != nil {
+		return err
+	}
+	loopbackJS = filepath.Join(dir, "loopback.cjs")
+
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
+		return fmt.Errorf("%s is missing: %s", filepath.Join(dir, "node_modules"), installHint)
+	}
+	var manifest struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &manifest); err != nil {
+		return err
+	}
+	entry := map[string]*string{
+		"@modelcontextprotocol/server-everything":          &everythingJS,
+		"@modelcontextprotocol/server-filesystem":          &filesystemJS,
+		"@modelcontextprotocol/server-memory":              &memoryJS,
+		"@modelcontextprotocol/server-sequential-thinking": &thinkingJS,
+	}
+	for pkg, path := range entry {
+		want, ok := manifest.Dependencies[pkg]
+		if !ok {
+			return fmt.Errorf("package.json does not pin %s", pkg)
+		}
+		pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
+		var installed struct {
+			Version string `json:"version"`
+		}
+		if err := readJSON(filepath.Join(pkgDir, "package.json"), &installed); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("%s is not installed under %s: %s", pkg, filepath.Join(dir, "node_modules"), installHint)
+			}
+			return err
+		}
+		if installed.Version != want {
+			return fmt.Errorf("%s %s is installed, package.json pins %s: %s", pkg, installed.Version, want, installHint)
+		}
+		*path = filepath.Join(pkgDir, "dist", "index.js")
+		if _, err := os.Stat(*path); err != nil {
+			return fmt.Errorf("%s: %v: %s", pkg, err, installHint)
+		}
+	}
+	return nil
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
