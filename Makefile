@@ -7,9 +7,16 @@ PKGS := ./...
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
 
-# The README's test command.
-test:
+# The README's test command: installs the npm servers the conformance
+# tests supervise (npm ci, when the lockfile is newer than the install),
+# then runs every test with the race detector.
+NPM_STAMP := test/conformance/node_modules/.package-lock.json
+
+test: $(NPM_STAMP)
 	$(GO) test -race -count=1 $(PKGS)
+
+$(NPM_STAMP): test/conformance/package-lock.json test/conformance/package.json
+	cd test/conformance && npm ci --no-audit --no-fund --loglevel=error
 
 demo: build
 	bin/mcpvisor run --config docs/examples/demo.mcp.json
