@@ -35,17 +35,47 @@ type fleet struct {
 	mu      sync.Mutex
 	servers map[string]func() *mcp.Server
 	dials   map[string]int
+	broken  map[string]error              // dials of these names fail
+	live    map[string]*mcp.ServerSession // the newest server session per name
 }
 
 func newFleet(t *testing.T, servers map[string]func() *mcp.Server) *fleet {
-	return &fleet{t: t, servers: servers, dials: map[string]int{}}
+	return &fleet{t: t, servers: servers, dials: map[string]int{}, broken: map[string]error{}, live: map[string]*mcp.ServerSession{}}
+}
+
+// breakDials makes every later dial of name fail with err (nil mends it).
+func (f *fleet) breakDials(name string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broken[name] = err
+}
+
+// kill closes name's newest server session: to the client, the server died.
+func (f *fleet) kill(name string) {
+	f.mu.Lock()
+	ss := f.live[name]
+	f.mu.Unlock()
+	if ss == nil {
+		f.t.Fatalf("kill %s: no live session", name)
+	}
+	_ = ss.Close()
+}
+
+func (f *fleet) dialCount(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dials[name]
 }
 
 func (f *fleet) dial(spec messages.ServerSpec) (mcp.Transport, error) {
 	f.mu.Lock()
 	mk, ok := f.servers[spec.Name]
 	f.dials[spec.Name]++
+	broken := f.broken[spec.Name]
 	f.mu.Unlock()
+	if broken != nil {
+		return nil, broken
+	}
 	if !ok || mk == nil {
 		// Someone reads on the other end but never answers: the handshake
 		// hangs until the client gives up and closes its end.
@@ -54,9 +84,13 @@ func (f *fleet) dial(spec messages.ServerSpec) (mcp.Transport, error) {
 		return &mcp.IOTransport{Reader: client, Writer: client}, nil
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := mk().Connect(context.Background(), st, nil); err != nil {
+	ss, err := mk().Connect(context.Background(), st, nil)
+	if err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	f.live[spec.Name] = ss
+	f.mu.Unlock()
 	return ct, nil
 }
 
@@ -68,12 +102,27 @@ func configFor(t *testing.T, names ...string) string {
 	for _, n := range names {
 		servers[n] = map[string]any{"command": "in-memory"}
 	}
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeConfig(t, path, servers)
+	return path
+}
+
+// writeConfig writes {"mcpServers": servers} to path.
+func writeConfig(t *testing.T, path string, servers map[string]any) {
+	t.Helper()
+	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return path
+}
+
+// reload tells the config actor the files may have changed (the watcher
+// is off in these tests) and waits for the read to be applied.
+func reload(t *testing.T, ctx context.Context, sup *actors.Supervisor, rec *testkit.Recorder) {
+	t.Helper()
+	mark := rec.Len()
+	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	rec.WaitFor(ctx, mark, "config read", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
 }
 
 // startInMemory starts a supervisor on the mock clock, with no watcher
