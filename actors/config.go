@@ -30,6 +30,10 @@ type configActor struct {
 	dirty    bool                        // a trigger arrived during the read
 	queued   []*messages.ResyncRequested // answered by the next read
 	inflight []*messages.ResyncRequested // answered by the read in flight
+	// queuedReal and inflightReal say whether the next and the current
+	// read may commit what they find. A read asked for only by dry-run
+	// resyncs shows the plan for what it found and changes nothing.
+	queuedReal, inflightReal bool
 
 	lastGood   map[string]reconciler.ParsedFile
 	generation uint64
@@ -65,6 +69,9 @@ func (a *configActor) trigger(c actor.Context, resync *messages.ResyncRequested)
 	if resync != nil {
 		a.queued = append(a.queued, resync)
 	}
+	if resync == nil || !resync.DryRun {
+		a.queuedReal = true
+	}
 	if a.reading {
 		a.dirty = true
 		return
@@ -75,13 +82,14 @@ func (a *configActor) trigger(c actor.Context, resync *messages.ResyncRequested)
 func (a *configActor) startRead(c actor.Context) {
 	a.reading, a.dirty = true, false
 	a.inflight, a.queued = a.queued, nil
+	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
 	paths, lastGood := a.paths, a.lastGood
 	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home}
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
-		cfg, good := reconciler.Load(ReadConfigFiles(paths), opts, lastGood)
+		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
 }
@@ -89,31 +97,60 @@ func (a *configActor) startRead(c actor.Context) {
 func (a *configActor) readDone(c actor.Context, m *configRead) {
 	a.reading = false
 	a.lastGood = m.lastGood
-	changed := a.last == nil || !reflect.DeepEqual(a.last.Servers, m.config.Servers) || !reflect.DeepEqual(a.last.Invalid, m.config.Invalid)
-	if changed {
+	found := m.config
+	changed := a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid)
+	committed := changed && a.inflightReal
+	if committed {
 		a.generation++
-		cfg := m.config
-		a.last = &cfg
+		a.last = &found
 	}
 	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
-		zap.Int("servers", len(m.config.Servers)), zap.Int("diagnostics", len(m.config.Diagnostics)))
-	diags := append([]messages.Diagnostic{}, m.config.Diagnostics...)
-	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: changed, Servers: len(m.config.Servers), Diagnostics: diags})
-	c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
-	if changed {
-		c.Send(a.reconciler, a.desiredState(nil))
+		zap.Bool("committed", committed), zap.Int("servers", len(found.Servers)), zap.Int("diagnostics", len(found.Diagnostics)))
+	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
+	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
+	if a.inflightReal {
+		c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
 	}
-	for _, r := range a.inflight {
-		c.Send(a.reconciler, a.desiredState(r))
-	}
+	a.answer(c, committed, &found)
 	a.inflight = nil
 	if a.dirty || len(a.queued) > 0 {
 		a.startRead(c)
 	}
 }
 
-func (a *configActor) desiredState(resync *messages.ResyncRequested) *messages.DesiredState {
-	return &messages.DesiredState{Generation: a.generation, Servers: a.last.Servers, Invalid: a.last.Invalid, Resync: resync}
+// answer sends the reconciler what this read means. A committed change
+// goes out once, carrying the first real resync it answers (so that
+// resync's plan shows the change); every other resync gets the current
+// state. A dry run is answered with what the read found, under the
+// generation it would get, and commits nothing.
+func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.Config) {
+	var carried *messages.ResyncRequested
+	for _, r := range a.inflight {
+		if !r.DryRun {
+			carried = r
+			break
+		}
+	}
+	if committed {
+		c.Send(a.reconciler, a.desiredState(a.generation, a.last, carried))
+	}
+	for _, r := range a.inflight {
+		switch {
+		case r == carried && committed:
+		case r.DryRun:
+			gen := a.generation
+			if a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid) {
+				gen++ // what it would be
+			}
+			c.Send(a.reconciler, a.desiredState(gen, found, r))
+		default:
+			c.Send(a.reconciler, a.desiredState(a.generation, a.last, r))
+		}
+	}
+}
+
+func (a *configActor) desiredState(gen uint64, cfg *reconciler.Config, resync *messages.ResyncRequested) *messages.DesiredState {
+	return &messages.DesiredState{Generation: gen, Servers: cfg.Servers, Invalid: cfg.Invalid, Resync: resync}
 }
 
 // ReadConfigFiles reads each path. It does the I/O that reconciler.Load,

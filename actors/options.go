@@ -141,6 +141,8 @@ type environment struct {
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup
+	// readConfig reads the config files (ReadConfigFiles; tests block it).
+	readConfig func(paths []string) []reconciler.FileContent
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor

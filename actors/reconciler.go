@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -428,7 +429,7 @@ func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed
 	case s.spec.Restart == messages.RestartNever:
 		reason = "failed; restart policy never: waiting for resync or config change"
 	case loop:
-		reason = "crash loop: waiting for resync or config change"
+		reason = fmt.Sprintf("crash loop (%d failures in %s): waiting for resync or config change", len(s.failures), r.env.opts.CrashLoop.Window)
 	default:
 		d := r.env.opts.Backoff.Delay(s.attempt, r.rng.Float64())
 		s.nextRetry = now.Add(d)

@@ -126,7 +126,7 @@ func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 	rec.WaitState(ctx, from, "s", messages.StateReady)
 	cycle := []string{"ready→failed (failed; retrying in 1s)", "failed→starting (retry after backoff)", "starting→ready (connected)"}
 	want := append(append(append([]string{}, cycle...), cycle...),
-		"ready→failed (crash loop: waiting for resync or config change)",
+		"ready→failed (crash loop (3 failures in 1m0s): waiting for resync or config change)",
 		"failed→starting (failed: retry)", "starting→ready (connected)")
 	if diff := cmp.Diff(want, transitions(rec, mark, "s")); diff != "" {
 		t.Fatalf("transitions (-want +got):\n%s", diff)
@@ -344,5 +344,42 @@ func TestReconciler_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
 	}
 	if f.dialCount("bad") != 0 {
 		t.Fatal("an invalid entry was dialled")
+	}
+}
+
+// A dry-run resync shows the plan for what the files say now, including
+// edits nobody applied yet, and changes nothing.
+func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("a", "b"))
+	cfg := configFor(t, "a")
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{cfg}})
+	rec.WaitState(ctx, 0, "a", messages.StateReady)
+	writeConfig(t, cfg, map[string]any{"a": map[string]any{"command": "in-memory"}, "b": map[string]any{"command": "in-memory"}})
+
+	mark := rec.Len()
+	plan, _, err := sup.Resync(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []messages.PlanStep{
+		{Server: "a", Action: messages.ActionKeep, Reason: "unchanged"},
+		{Server: "b", Action: messages.ActionStart, Reason: "new"},
+	}
+	if diff := cmp.Diff(want, plan.Steps); diff != "" || plan.Generation != 2 {
+		t.Fatalf("dry-run plan for generation %d (-want +got):\n%s", plan.Generation, diff)
+	}
+	if st := sup.Status(); st.Generation != 1 || len(st.Servers) != 1 || f.dialCount("b") != 0 {
+		t.Fatalf("a dry run applied the edit: %+v", st)
+	}
+	// The edit is still there to apply: a real resync does.
+	if _, _, err := sup.Resync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	rec.WaitState(ctx, mark, "b", messages.StateReady)
+	if st := sup.Status(); st.Generation != 2 {
+		t.Fatalf("generation = %d after applying, want 2", st.Generation)
 	}
 }

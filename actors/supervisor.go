@@ -59,11 +59,12 @@ func Start(opts Options) (*Supervisor, error) {
 		s.ownSystem = true
 	}
 	s.env = &environment{
-		opts:     opts,
-		clock:    opts.Clock,
-		log:      opts.Logger,
-		journal:  newJournal(s.sys, opts.Clock, opts.JournalSize),
-		redactor: reconciler.NewRedactor(inheritedSecrets(opts.Environ())...),
+		opts:       opts,
+		clock:      opts.Clock,
+		log:        opts.Logger,
+		journal:    newJournal(s.sys, opts.Clock, opts.JournalSize),
+		readConfig: ReadConfigFiles,
+		redactor:   reconciler.NewRedactor(inheritedSecrets(opts.Environ())...),
 	}
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {

@@ -1,0 +1,89 @@
+package actors
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// TestConfigActor_OneReadInFlight: triggers that arrive during a read cause
+// exactly one more read, and a resync is answered by a read that started
+// after it arrived.
+func TestConfigActor_OneReadInFlight(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sys := NewActorSystem(zap.NewNop())
+	reads := make(chan chan struct{}) // each read hands over its release channel
+	env := &environment{
+		opts:    Options{LookupEnv: func(string) (string, bool) { return "", false }},
+		log:     zap.NewNop(),
+		journal: newJournal(sys, quartz.NewReal(), 16),
+		readConfig: func([]string) []reconciler.FileContent {
+			release := make(chan struct{})
+			reads <- release
+			<-release
+			return nil
+		},
+	}
+	desired := make(chan *messages.DesiredState, 16)
+	sink := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if d, ok := c.Message().(*messages.DesiredState); ok {
+			desired <- d
+		}
+	}))
+	cfg := sys.Root.Spawn(newConfigProps(env, sink, []string{"/nonexistent/.mcp.json"}))
+	defer func() {
+		_ = sys.Root.StopFuture(cfg).Wait()
+		_ = sys.Root.StopFuture(sink).Wait()
+		env.work.Wait()
+	}()
+
+	next := func(what string) chan struct{} {
+		select {
+		case r := <-reads:
+			return r
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+			return nil
+		}
+	}
+	first := next("the initial read")
+	for range 5 {
+		sys.Root.Send(cfg, &messages.FileChanged{})
+	}
+	close(first)
+	second := next("the one read the burst causes")
+	resync := &messages.ResyncRequested{ID: "barrier"}
+	sys.Root.Send(cfg, resync) // arrives during the second read
+	close(second)
+	third := next("the read answering the resync")
+	close(third)
+	for {
+		select {
+		case d := <-desired:
+			if d.Resync == nil {
+				continue // the initial, changed state
+			}
+			if d.Resync != resync {
+				t.Fatalf("resync answered by an unexpected read: %+v", d)
+			}
+			// Three reads in all: a fourth would block in reads.
+			select {
+			case <-reads:
+				t.Fatal("a fourth read started")
+			default:
+			}
+			return
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		}
+	}
+}
