@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -156,7 +157,11 @@ func (e *environment) slog(name string) *slog.Logger {
 // redactorFor returns a redactor for everything secret about spec: its
 // env values, headers and URL credentials, plus the inherited environment.
 func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor {
-	return e.redactor.With(reconciler.SecretsOf(spec)...)
+	own := slices.DeleteFunc(reconciler.SecretsOf(spec), func(s string) bool { return len(s) < reconciler.MinSecretBytes })
+	if len(own) == 0 {
+		return e.redactor // shared: building a matcher per session costs tens of KiB
+	}
+	return e.redactor.With(own...)
 }
 
 // redactLines redacts each line; the result is never nil.

@@ -45,6 +45,11 @@ type reconcilerActor struct {
 	// an event already reads the state it announces.
 	outbox []messages.Event
 	dirty  bool // the view needs a new snapshot
+
+	// touched names the servers whose view rows need rebuilding; disabled
+	// holds the desired entries that are disabled (shown, never run).
+	touched  map[string]bool
+	disabled map[string]messages.ServerSpec
 }
 
 // server is the reconciler's record of one configured server.
@@ -135,10 +140,17 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 	r.flush()
 }
 
-// emit queues an event for publication once the message is handled.
+// emit queues an event for publication once the message is handled; a
+// server event also marks that server's view row for rebuilding.
 func (r *reconcilerActor) emit(ev messages.Event) {
 	r.outbox = append(r.outbox, ev)
 	r.dirty = true
+	switch ev := ev.(type) {
+	case *messages.ServerStateChanged:
+		r.touch(ev.Server)
+	case *messages.ToolsChanged:
+		r.touch(ev.Server)
+	}
 }
 
 // flush swaps the fleet view, then publishes the queued events in order.
@@ -173,8 +185,9 @@ func (r *reconcilerActor) desiredState(c actor.Context, m *messages.DesiredState
 		r.completeResync(c, &pendingResync{req: m.Resync, gen: m.Generation, waiting: map[string]bool{}})
 		return
 	}
-	r.generation, r.desired = m.Generation, desired
+	r.generation, r.desired, r.dirty = m.Generation, desired, true
 	r.applyInvalid(m.Invalid)
+	r.applyDisabled(m.Servers)
 	specs := make(map[string]messages.ServerSpec, len(m.Servers))
 	for _, s := range m.Servers {
 		specs[s.Name] = s
@@ -237,6 +250,7 @@ func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec, reason strin
 	}
 	old := s.spec
 	s.spec = spec
+	r.touch(spec.Name) // the source position or live settings may have moved
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
 		r.publishTools(spec.Name, s, filterTools(s.tools, old))
 	}
@@ -472,12 +486,31 @@ func (r *reconcilerActor) stopRetries() {
 	}
 }
 
+// applyDisabled records the disabled entries, shown in status as disabled.
+func (r *reconcilerActor) applyDisabled(specs []messages.ServerSpec) {
+	next := map[string]messages.ServerSpec{}
+	for _, s := range specs {
+		if s.Disabled {
+			next[s.Name] = s
+			r.touch(s.Name)
+		}
+	}
+	for name := range r.disabled {
+		r.touch(name)
+	}
+	r.disabled = next
+}
+
 // applyInvalid records invalid entries; one that has no live server shows
 // as invalid in status.
 func (r *reconcilerActor) applyInvalid(invalid []messages.InvalidServer) {
 	next := make(map[string]messages.InvalidServer, len(invalid))
+	for name := range r.invalid {
+		r.touch(name)
+	}
 	for _, inv := range invalid {
 		next[inv.Name] = inv
+		r.touch(inv.Name)
 		if _, was := r.invalid[inv.Name]; !was {
 			r.emit(&messages.ServerStateChanged{
 				Server: inv.Name, Generation: r.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,

@@ -121,19 +121,13 @@ func (s *Supervisor) ActorSystem() *actor.ActorSystem { return s.sys }
 
 // Status returns a copy of the fleet's status.
 func (s *Supervisor) Status() messages.Status {
-	st := s.view.load().status
-	st.Servers = append([]messages.ServerStatus{}, st.Servers...)
-	for i := range st.Servers {
-		st.Servers[i].StderrTail = append([]string{}, st.Servers[i].StderrTail...)
-	}
-	st.ConfigErrors = append([]messages.Diagnostic{}, st.ConfigErrors...)
-	return st
+	return s.view.load().status()
 }
 
 // Tools returns the exposed tools of every ready server, sorted by server
 // and name. Expose each as QualifiedName(t.Server, t.Name).
 func (s *Supervisor) Tools() []messages.Tool {
-	return append([]messages.Tool{}, s.view.load().tools...)
+	return s.view.load().tools()
 }
 
 // QualifiedName is how a tool is named across the fleet: server__tool.
@@ -157,7 +151,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 	if err != nil {
 		return nil, err
 	}
-	rt, ok := s.view.load().routes[server]
+	rt, ok := s.view.load().row(server)
 	switch {
 	case s.isClosed():
 		return nil, ErrClosed
@@ -165,7 +159,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
 	case !rt.ready:
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
-	case !rt.tools[tool]:
+	case !rt.exposed[tool]:
 		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
 	}
 	reply := make(chan callResult, 1)

@@ -1,7 +1,8 @@
 package actors
 
 import (
-	"sort"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,84 +17,135 @@ type fleetView struct {
 	p atomic.Pointer[fleetSnapshot]
 }
 
+// fleetSnapshot is immutable once stored. Its rows are shared between
+// snapshots: a refresh replaces only the rows of servers that changed, so
+// its cost follows the change, not the fleet.
 type fleetSnapshot struct {
-	status messages.Status
-	tools  []messages.Tool // exposed tools of ready servers, sorted by server then name
-	routes map[string]route
+	generation, observed uint64
+	configErrors         []messages.Diagnostic
+	rows                 []*serverRow // sorted by name
 }
 
-// route is where calls for one server go.
-type route struct {
-	ready   bool
+// serverRow is one server as readers see it; immutable once published.
+type serverRow struct {
+	status messages.ServerStatus
+	tools  []messages.Tool // exposed tools; empty unless ready
+	ready  bool
+	// session receives the server's tool calls.
 	session *actor.PID
-	tools   map[string]bool
+	exposed map[string]bool
 }
 
 func (v *fleetView) load() *fleetSnapshot {
 	if s := v.p.Load(); s != nil {
 		return s
 	}
-	return &fleetSnapshot{status: emptyStatus(), routes: map[string]route{}}
+	return &fleetSnapshot{}
 }
 
-func emptyStatus() messages.Status {
-	return messages.Status{Servers: []messages.ServerStatus{}, ConfigErrors: []messages.Diagnostic{}}
-}
-
-// refreshView builds and swaps in a new snapshot of the fleet.
-func (r *reconcilerActor) refreshView() {
-	snap := &fleetSnapshot{
-		status: messages.Status{
-			Generation:         r.generation,
-			ObservedGeneration: r.observedGen,
-			Servers:            make([]messages.ServerStatus, 0, len(r.servers)+len(r.invalid)),
-			ConfigErrors:       append([]messages.Diagnostic{}, r.diagnostics...),
-		},
-		tools:  []messages.Tool{},
-		routes: make(map[string]route, len(r.servers)),
+// row finds a server by name.
+func (s *fleetSnapshot) row(name string) (*serverRow, bool) {
+	i, ok := slices.BinarySearchFunc(s.rows, name, func(r *serverRow, n string) int { return strings.Compare(r.status.Name, n) })
+	if !ok {
+		return nil, false
 	}
-	for name, s := range r.servers {
-		row := messages.ServerStatus{
+	return s.rows[i], true
+}
+
+// touch marks a server's row for rebuilding at the next refresh.
+func (r *reconcilerActor) touch(name string) {
+	if r.touched == nil {
+		r.touched = map[string]bool{}
+	}
+	r.touched[name] = true
+	r.dirty = true
+}
+
+// refreshView swaps in a new snapshot: the touched rows are rebuilt, the
+// others are shared with the previous snapshot.
+func (r *reconcilerActor) refreshView() {
+	old := r.view.load()
+	rows := old.rows
+	if len(r.touched) > 0 {
+		rows = slices.Clone(old.rows)
+		for name := range r.touched {
+			row := r.buildRow(name)
+			i, found := slices.BinarySearchFunc(rows, name, func(x *serverRow, n string) int { return strings.Compare(x.status.Name, n) })
+			switch {
+			case found && row != nil:
+				rows[i] = row
+			case found:
+				rows = slices.Delete(rows, i, i+1)
+			case row != nil:
+				rows = slices.Insert(rows, i, row)
+			}
+		}
+		clear(r.touched)
+	}
+	r.view.p.Store(&fleetSnapshot{
+		generation:   r.generation,
+		observed:     r.observedGen,
+		configErrors: r.diagnostics,
+		rows:         rows,
+	})
+}
+
+// buildRow renders one server, or nil if it is not in the fleet at all:
+// a live server, else an invalid entry, else a disabled one.
+func (r *reconcilerActor) buildRow(name string) *serverRow {
+	if s, ok := r.servers[name]; ok {
+		row := &serverRow{status: messages.ServerStatus{
 			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
 			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning, NextRetry: s.nextRetry,
 			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
-		}
-		rt := route{}
+		}}
 		if s.cur != nil {
-			row.Session, row.PID = s.cur.id, s.cur.osPID
-			rt.session = s.cur.pid
+			row.status.Session, row.status.PID, row.session = s.cur.id, s.cur.osPID, s.cur.pid
 		}
 		if s.state == messages.StateReady && s.cur != nil {
-			exposed := filterTools(s.tools, s.spec)
-			row.Tools = len(exposed)
-			rt.ready, rt.tools = true, make(map[string]bool, len(exposed))
-			for _, t := range exposed {
-				rt.tools[t.Name] = true
+			row.tools = filterTools(s.tools, s.spec)
+			row.ready, row.exposed = true, make(map[string]bool, len(row.tools))
+			for _, t := range row.tools {
+				row.exposed[t.Name] = true
 			}
-			snap.tools = append(snap.tools, exposed...)
+			row.status.Tools = len(row.tools)
 		}
-		snap.status.Servers = append(snap.status.Servers, row)
-		snap.routes[name] = rt
+		return row
 	}
-	for name, inv := range r.invalid {
-		if _, live := r.servers[name]; live {
-			continue
-		}
-		snap.status.Servers = append(snap.status.Servers, messages.ServerStatus{
+	if inv, ok := r.invalid[name]; ok {
+		return &serverRow{status: messages.ServerStatus{
 			Name: name, State: messages.StateInvalid, LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
-		})
+		}}
 	}
-	for _, d := range r.desired.Servers {
-		if _, live := r.servers[d.Name]; !live && d.Disabled {
-			snap.status.Servers = append(snap.status.Servers, messages.ServerStatus{
-				Name: d.Name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
-			})
-		}
+	if d, ok := r.disabled[name]; ok {
+		return &serverRow{status: messages.ServerStatus{
+			Name: name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
+		}}
 	}
-	sort.Slice(snap.status.Servers, func(i, j int) bool { return snap.status.Servers[i].Name < snap.status.Servers[j].Name })
-	sort.Slice(snap.tools, func(i, j int) bool {
-		a, b := snap.tools[i], snap.tools[j]
-		return a.Server < b.Server || a.Server == b.Server && a.Name < b.Name
-	})
-	r.view.p.Store(snap)
+	return nil
+}
+
+// status copies a snapshot into the public shape.
+func (s *fleetSnapshot) status() messages.Status {
+	st := messages.Status{
+		Generation:         s.generation,
+		ObservedGeneration: s.observed,
+		Servers:            make([]messages.ServerStatus, 0, len(s.rows)),
+		ConfigErrors:       append([]messages.Diagnostic{}, s.configErrors...),
+	}
+	for _, row := range s.rows {
+		ss := row.status
+		ss.StderrTail = append([]string{}, ss.StderrTail...)
+		st.Servers = append(st.Servers, ss)
+	}
+	return st
+}
+
+// tools copies the exposed tools of every ready server.
+func (s *fleetSnapshot) tools() []messages.Tool {
+	out := []messages.Tool{}
+	for _, row := range s.rows {
+		out = append(out, row.tools...)
+	}
+	return out
 }

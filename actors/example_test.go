@@ -1,0 +1,109 @@
+package actors_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// Embedding mcpvisor in an agent runtime: start it on a config file, wait
+// for a server's tools, call one, then inject a failure straight into the
+// reconciler and watch the recovery on the event stream.
+//
+// Options.Dial connects the "notes" server to an in-memory MCP server so
+// the example is self-contained; a real runtime leaves Dial nil and lists
+// stdio or HTTP servers in its .mcp.json.
+func Example() {
+	dir, _ := os.MkdirTemp("", "mcpvisor-example-")
+	defer os.RemoveAll(dir)
+	cfg := filepath.Join(dir, ".mcp.json")
+	_ = os.WriteFile(cfg, []byte(`{"mcpServers": {"notes": {"command": "notes-server"}}}`), 0o600)
+
+	sup, err := actors.Start(actors.Options{
+		ConfigPaths: []string{cfg},
+		Dial:        inMemoryNotesServer,
+		Backoff:     reconciler.Backoff{Initial: 10 * time.Millisecond, Max: 10 * time.Millisecond},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sup.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	events := sup.Subscribe(256)
+	defer events.Close()
+
+	ready, seq := waitForState(ctx, sup, events, 0, "notes", messages.StateReady)
+	for _, t := range sup.Tools() {
+		fmt.Println("tool:", actors.QualifiedName(t.Server, t.Name))
+	}
+	res, err := sup.CallTool(ctx, "notes__echo", map[string]any{"message": "hello"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("echo:", res.Content[0].(*mcp.TextContent).Text)
+
+	// Message injection: report the session dead, as its actor would.
+	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, &messages.ServerFailed{Server: "notes", Session: ready.Session, Error: "injected"})
+	failed, seq := waitForState(ctx, sup, events, seq, "notes", messages.StateFailed)
+	fmt.Println("failed:", failed.Error, "attempt", failed.Attempt)
+	again, _ := waitForState(ctx, sup, events, seq, "notes", messages.StateReady)
+	fmt.Println("ready again on a new session:", again.Session != ready.Session)
+	// Output:
+	// tool: notes__echo
+	// echo: hello
+	// failed: injected attempt 1
+	// ready again on a new session: true
+}
+
+// waitForState returns the first transition of server to state published
+// after sequence number after, and its sequence number. It looks at the
+// journal first, for events published before the subscription existed.
+func waitForState(ctx context.Context, sup *actors.Supervisor, sub *actors.Subscription, after uint64, server string, state messages.State) (*messages.ServerStateChanged, uint64) {
+	match := func(env *messages.Envelope) bool {
+		sc, ok := env.Event.(*messages.ServerStateChanged)
+		return ok && env.Seq > after && sc.Server == server && sc.To == state && sc.From != state
+	}
+	past, _ := sup.EventsSince(after)
+	for _, env := range past {
+		if match(env) {
+			return env.Event.(*messages.ServerStateChanged), env.Seq
+		}
+	}
+	for {
+		select {
+		case env := <-sub.C:
+			if match(env) {
+				return env.Event.(*messages.ServerStateChanged), env.Seq
+			}
+		case <-ctx.Done():
+			return &messages.ServerStateChanged{}, after
+		}
+	}
+}
+
+// inMemoryNotesServer stands in for the "notes" server.
+func inMemoryNotesServer(spec messages.ServerSpec) (mcp.Transport, error) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: spec.Name, Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Message string `json:"message"`
+		}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+		})
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(context.Background(), serverSide, nil); err != nil {
+		return nil, err
+	}
+	return clientSide, nil
+}
