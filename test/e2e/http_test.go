@@ -1,0 +1,160 @@
+package e2e_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/test/exampleserver"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
+)
+
+// headerLog records the headers of every request an HTTP server got.
+type headerLog struct {
+	mu   sync.Mutex
+	seen []http.Header
+}
+
+func (l *headerLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.seen = append(l.seen, r.Header.Clone())
+		l.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *headerLog) all() []http.Header {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]http.Header(nil), l.seen...)
+}
+
+// mcpHTTPServer serves the example server's tools over streamable HTTP or
+// SSE on 127.0.0.1.
+func mcpHTTPServer(t *testing.T, sse bool, log *headerLog) *httptest.Server {
+	srv := exampleserver.New(exampleserver.Options{Name: "http"})
+	var h http.Handler
+	if sse {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	} else {
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	}
+	ts := httptest.NewServer(log.wrap(h))
+	t.Cleanup(func() { closeHTTPServer(ts, srv) })
+	return ts
+}
+
+// closeHTTPServer stops a test server and ends the MCP sessions it still
+// holds (a client that vanished never said goodbye).
+func closeHTTPServer(ts *httptest.Server, srv *mcp.Server) {
+	ts.CloseClientConnections()
+	ts.Close()
+	for ss := range srv.Sessions() {
+		_ = ss.Close()
+	}
+}
+
+func writeJSONConfig(t *testing.T, body string) string {
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Streamable HTTP and SSE sessions are built from the spec: configured
+// headers reach the server on every request, tools are listed and calls
+// answered.
+func TestHTTP_TransportsCarryHeadersAndServeCalls(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, typ, path string
+		sse             bool
+	}{
+		{name: "streamable", typ: "http", path: "/mcp"},
+		{name: "sse", typ: "sse", path: "/sse", sse: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			var log headerLog
+			ts := mcpHTTPServer(t, tt.sse, &log)
+			cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "`+tt.typ+`", "url": "`+ts.URL+tt.path+`",
+				"headers": {"Authorization": "Bearer tok-1234567", "X-Tenant": "acme"}}}}`)
+			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
+			rec := testkit.Record(t, sup)
+			rec.WaitState(ctx, 0, "remote", messages.StateReady)
+			res, err := sup.CallTool(ctx, "remote__add", map[string]any{"a": 40, "b": 2})
+			if err != nil || testkit.Text(res) != "42" {
+				t.Fatalf("remote__add = %v, %v", res, err)
+			}
+			reqs := log.all()
+			if len(reqs) == 0 {
+				t.Fatal("the server saw no request")
+			}
+			for i, h := range reqs {
+				if h.Get("Authorization") != "Bearer tok-1234567" || h.Get("X-Tenant") != "acme" {
+					t.Fatalf("request %d lacks the configured headers: %v", i, h)
+				}
+			}
+		})
+	}
+}
+
+// Configured headers go only to the server's own origin: a redirect to
+// another origin is refused, and the other origin never sees a request.
+func TestHTTP_CrossOriginRedirectIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	var elsewhere headerLog
+	other := mcpHTTPServer(t, false, &elsewhere)
+	redirect := httptest.NewServer(http.RedirectHandler(other.URL+"/mcp", http.StatusTemporaryRedirect))
+	t.Cleanup(redirect.Close)
+	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+redirect.URL+`/mcp",
+		"headers": {"Authorization": "Bearer tok-1234567"}}}}`)
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+	rec := testkit.Record(t, sup)
+	_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
+	if !strings.Contains(failed.Error, "redirect to another origin refused") {
+		t.Fatalf("error = %q, want the refused redirect named", failed.Error)
+	}
+	if strings.Contains(failed.Error, "tok-1234567") {
+		t.Fatalf("error leaks the token: %q", failed.Error)
+	}
+	if n := len(elsewhere.all()); n != 0 {
+		t.Fatalf("the other origin got %d requests", n)
+	}
+}
+
+// A streamable HTTP session whose server goes away is a ServerFailed.
+func TestHTTP_LostServerIsNoticed(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	var log headerLog
+	srv := exampleserver.New(exampleserver.Options{Name: "http"})
+	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{})))
+	t.Cleanup(func() { closeHTTPServer(ts, srv) })
+	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff, ProbeInterval: 200 * time.Millisecond, ProbeTimeout: 100 * time.Millisecond})
+	rec := testkit.Record(t, sup)
+	rec.WaitState(ctx, 0, "remote", messages.StateReady)
+	mark := rec.Len()
+	closeHTTPServer(ts, srv)
+	_, failed := rec.WaitState(ctx, mark, "remote", messages.StateFailed)
+	if failed.Error == "" {
+		t.Fatal("failure without a reason")
+	}
+	if _, err := sup.CallTool(ctx, "remote__echo", map[string]any{"message": "x"}); err == nil {
+		t.Fatal("a call to the lost server succeeded")
+	}
+}
