@@ -151,7 +151,7 @@ func startInMemory(t *testing.T, clock *quartz.Mock, f *fleet, opts actors.Optio
 
 func toolServer(tools ...*mcp.Tool) func() *mcp.Server {
 	return func() *mcp.Server {
-		srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, &mcp.ServerOptions{HasTools: true})
+		srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 		for _, tool := range tools {
 			srv.AddTool(tool, echoHandler)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
 // Version is mcpvisor's version, reported as the MCP client name's version.
@@ -144,6 +145,9 @@ type environment struct {
 	work sync.WaitGroup
 	// readConfig reads the config files (ReadConfigFiles; tests block it).
 	readConfig func(paths []string) []reconciler.FileContent
+	// newNotifier, if set, replaces the watcher's fsnotify notifier (tests
+	// make it fail).
+	newNotifier func() (watcher.Notifier, error)
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor

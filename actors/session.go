@@ -182,7 +182,8 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err, tail: cn.stderrTail()})
 	if err != nil {
 		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
-		root.Send(self, &lifelineEnded{err: err, exitCode: exitCode(cn), tail: cn.stderrTail()})
+		// Asked to stop while connecting: that is a stop, not a failure.
+		root.Send(self, &lifelineEnded{stopped: ctx.Err() != nil, err: err, exitCode: exitCode(cn), tail: cn.stderrTail()})
 		return
 	}
 	defer cancel()

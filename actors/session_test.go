@@ -167,3 +167,34 @@ func TestSession_HealthProbeFailsAWedgedServer(t *testing.T) {
 }
 
 var testBackoff = reconcilerBackoff(time.Hour)
+
+// A server removed while its handshake hangs is stopped at once: the
+// connect is abandoned, its late result is dropped, and the only events are
+// its start and its stop.
+func TestSession_StopDuringConnectDropsTheResult(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	connects := mClock.Trap().AfterFunc("session", "connect")
+	defer connects.Close()
+	f := newFleet(t, map[string]func() *mcp.Server{"hung": nil, "ok": toolServer(tool("echo", "e"))})
+	cfg := configFor(t, "hung", "ok")
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{cfg}})
+	connects.MustWait(ctx).MustRelease(ctx)
+	connects.MustWait(ctx).MustRelease(ctx)
+	rec.WaitState(ctx, 0, "ok", messages.StateReady)
+
+	writeConfig(t, cfg, map[string]any{"ok": map[string]any{"command": "in-memory"}})
+	reload(t, ctx, sup, rec)
+	rec.WaitState(ctx, 0, "hung", messages.StateStopped)
+	if _, _, err := sup.Resync(ctx, true); err != nil { // barrier
+		t.Fatal(err)
+	}
+	want := []string{"stopped→starting (new)", "starting→stopping (removed)", "stopping→stopped (process gone)"}
+	if diff := cmp.Diff(want, transitions(rec, 0, "hung")); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s", diff)
+	}
+	if d, ok := mClock.Peek(); ok {
+		t.Fatalf("a timer is left (due in %s)", d)
+	}
+}

@@ -42,6 +42,8 @@ func (a *watcherActor) start(c actor.Context) {
 		Logger:   a.env.log,
 		Debounce: a.env.opts.Debounce,
 		MaxWait:  a.env.opts.MaxWait,
+		// nil: fsnotify.
+		NewNotifier: a.env.newNotifier,
 		// Callbacks only send: they run on the watcher's goroutine.
 		OnChange: func(paths []string) { root.Send(config, &messages.FileChanged{Paths: paths}) },
 		// The watcher logs the degradation itself; make it an event too.

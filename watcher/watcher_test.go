@@ -422,6 +422,9 @@ func TestWatcher_SyncReleasesWatchesNobodyNeeds(t *testing.T) {
 	defer start.Close()
 	r.start(t, a, b, c)
 	adds, removes := r.fake.calls()
+	if len(removes) != 0 {
+		t.Errorf("watches removed at start: %v", removes)
+	}
 	if diff := cmp.Diff([]string{alone, shared}, slices.Sorted(slices.Values(adds))); diff != "" {
 		t.Errorf("one watch per directory (-want +got):\n%s", diff)
 	}

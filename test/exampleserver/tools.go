@@ -32,7 +32,7 @@ type empty struct{}
 
 // New builds the example server with all its tools.
 func New(o Options) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: "1.0.0"}, &mcp.ServerOptions{HasTools: true})
+	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns the message unchanged."}, echo)
 	mcp.AddTool(srv, &mcp.Tool{Name: "add", Description: "Adds two numbers."}, add)
 	mcp.AddTool(srv, &mcp.Tool{Name: "sleep", Description: "Sleeps, then answers; honours cancellation."}, sleep)
