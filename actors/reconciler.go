@@ -77,8 +77,9 @@ type sessionRef struct {
 	pid        *actor.PID
 	spec       messages.ServerSpec
 	osPID      int
-	reason     string // why it was started, for its ready event
-	connecting bool   // holds a connect slot
+	reason     string          // why it was started, for its ready event
+	stderr     func() []string // live stderr tail once ready (stdio only)
+	connecting bool            // holds a connect slot
 	ready      bool
 	stopping   bool
 }
@@ -383,7 +384,7 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	default:
 		return // stale: superseded or stopping
 	}
-	s.cur.ready, s.cur.osPID = true, m.pid
+	s.cur.ready, s.cur.osPID, s.cur.stderr = true, m.pid, m.stderr
 	s.attempt, s.lastErr, s.warning, s.nextRetry = 0, "", "", time.Time{}
 	s.tools = m.tools
 	reason := "connected"

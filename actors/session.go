@@ -100,6 +100,9 @@ type (
 		id     uint64
 		pid    int
 		tools  []messages.Tool
+		// stderr returns the server's stderr tail, redacted, at the time
+		// of the call (nil for HTTP servers).
+		stderr func() []string
 	}
 	sessionTools struct {
 		server string
@@ -273,7 +276,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 	}
 	s.cs = m.cs
 	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.tools)))
-	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools})
+	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
 	if s.relistPending {
 		s.relistPending = false
@@ -369,6 +372,16 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		}
 		m.reply <- callResult{res: res, err: err}
 	}()
+}
+
+// stderrReader returns a function that reads the live stderr tail,
+// redacted, from any goroutine (the ring has its own lock); nil for HTTP.
+func (s *sessionActor) stderrReader() func() []string {
+	if s.conn == nil || s.conn.stderr == nil {
+		return nil
+	}
+	ring, redactor := s.conn.stderr, s.redactor
+	return func() []string { return redactLines(redactor, ring.Tail()) }
 }
 
 // stderr is the server's stderr tail so far (empty for HTTP).

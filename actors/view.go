@@ -34,6 +34,9 @@ type serverRow struct {
 	// session receives the server's tool calls.
 	session *actor.PID
 	exposed map[string]bool
+	// stderr reads a ready stdio server's live stderr tail; when nil,
+	// status.StderrTail (the tail of the last failure) is shown.
+	stderr func() []string
 }
 
 func (v *fleetView) load() *fleetSnapshot {
@@ -103,6 +106,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 			row.status.Session, row.status.PID, row.session = s.cur.id, s.cur.osPID, s.cur.pid
 		}
 		if s.state == messages.StateReady && s.cur != nil {
+			row.stderr = s.cur.stderr
 			row.tools = filterTools(s.tools, s.spec)
 			row.ready, row.exposed = true, make(map[string]bool, len(row.tools))
 			for _, t := range row.tools {
@@ -135,7 +139,11 @@ func (s *fleetSnapshot) status() messages.Status {
 	}
 	for _, row := range s.rows {
 		ss := row.status
-		ss.StderrTail = append([]string{}, ss.StderrTail...)
+		if row.stderr != nil {
+			ss.StderrTail = row.stderr()
+		} else {
+			ss.StderrTail = append([]string{}, ss.StderrTail...)
+		}
 		st.Servers = append(st.Servers, ss)
 	}
 	return st

@@ -251,3 +251,34 @@ func TestSession_CallTimeoutAndCancellation(t *testing.T) {
 		}
 	}
 }
+
+// A stdio server runs in its configured working directory (relative to the
+// config file) with the process environment plus its own env.
+func TestSession_CwdAndEnvironment(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, ".mcp.json")
+	body := fmt.Sprintf(`{"mcpServers": {"s": {"command": "/bin/sh", "args": ["-c", "pwd > where; exec %s example-server"],
+		"cwd": "work", "env": {"OWN_SETTING": "from-config"}}}}`, bin)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inherited := func() []string { return []string{"PATH=" + os.Getenv("PATH"), "INHERITED_SETTING=from-parent"} }
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Environ: inherited})
+	rec := testkit.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+	where, err := os.ReadFile(filepath.Join(dir, "work", "where"))
+	if err != nil || strings.TrimSpace(string(where)) != filepath.Join(dir, "work") {
+		t.Fatalf("server ran in %q (%v), want %s", where, err, filepath.Join(dir, "work"))
+	}
+	for name, want := range map[string]string{"OWN_SETTING": "from-config", "INHERITED_SETTING": "from-parent"} {
+		res, err := sup.CallTool(ctx, "s__getenv", map[string]any{"name": name})
+		if err != nil || testkit.Text(res) != want {
+			t.Errorf("%s = %v, %v; want %q", name, res, err, want)
+		}
+	}
+}

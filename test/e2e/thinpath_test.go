@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,10 @@ func TestThinPath_EditsReconcileOnlyWhatChanged(t *testing.T) {
 	alpha := serverStatus(t, sup, "alpha")
 	if alpha.State != messages.StateReady || alpha.PID == 0 || alpha.Tools < 7 {
 		t.Fatalf("alpha after start = %+v, want ready with a pid and its 7 tools", alpha)
+	}
+	// Status shows a ready server's live stderr tail.
+	if len(alpha.StderrTail) == 0 || !strings.Contains(alpha.StderrTail[0], "starting") {
+		t.Fatalf("alpha's stderr tail = %q, want its start-up line", alpha.StderrTail)
 	}
 	res, err := sup.CallTool(ctx, "alpha__echo", map[string]any{"message": "hi"})
 	if err != nil || res.IsError {
