@@ -1,11 +1,8 @@
 package daemon_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
-
-	"go.uber.org/goleak"
 
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -15,23 +12,5 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpvisor-daemon-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin, err = testkit.BuildBinary(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build mcpvisor:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(testkit.MainWithBinary(m, &bin))
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 )
 
 // defaultAddr is where `mcpvisor run` serves its API unless told otherwise.
@@ -97,4 +98,34 @@ func (f *clientFlags) fail(w io.Writer, err error) int {
 		return ExitNoDaemon
 	}
 	return ExitFailed
+}
+
+// getCommand is the common part of the argument-less read commands: it
+// parses the flags, GETs path into out and, with --json, prints the raw
+// answer. It returns an exit code when the command is done, or -1 when the
+// caller should print out.
+func getCommand(ctx context.Context, name, path string, args []string, io IO, out any) int {
+	f := newClientFlags(name, "[--json]", io)
+	if code := f.parse(args); code >= 0 {
+		return code
+	}
+	if f.fs.NArg() > 0 {
+		return f.usageError(io.Stderr, "%s takes no arguments (got %q)", name, f.fs.Args())
+	}
+	c, err := f.client(io)
+	if err != nil {
+		return f.fail(io.Stderr, err)
+	}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	raw, err := c.do(ctx, "GET", path, nil, out)
+	if err != nil {
+		return f.fail(io.Stderr, err)
+	}
+	if f.asJSON {
+		_, _ = io.Stdout.Write(raw)
+		return ExitOK
+	}
+	return -1
 }

@@ -13,28 +13,9 @@ import (
 
 // statusCommand prints the daemon's fleet as a table, or its JSON.
 func statusCommand(ctx context.Context, args []string, io IO) int {
-	f := newClientFlags("status", "[--json]", io)
-	if code := f.parse(args); code >= 0 {
-		return code
-	}
-	if f.fs.NArg() > 0 {
-		return f.usageError(io.Stderr, "status takes no arguments (got %q)", f.fs.Args())
-	}
-	c, err := f.client(io)
-	if err != nil {
-		return f.fail(io.Stderr, err)
-	}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	var st messages.Status
-	raw, err := c.do(ctx, "GET", "/api/v1/status", nil, &st)
-	if err != nil {
-		return f.fail(io.Stderr, err)
-	}
-	if f.asJSON {
-		_, _ = io.Stdout.Write(raw)
-		return ExitOK
+	if code := getCommand(ctx, "status", "/api/v1/status", args, io, &st); code >= 0 {
+		return code
 	}
 	writeStatus(io.Stdout, st, time.Now())
 	return ExitOK
