@@ -238,14 +238,14 @@ func (r *reconcilerActor) apply(c actor.Context, st messages.PlanStep, spec mess
 		r.launch(c, s, st.Reason)
 		return true
 	case messages.ActionKeep:
-		r.keep(s, spec, st.Reason)
+		r.keep(s, spec)
 	}
 	return false
 }
 
 // keep applies the live-settable fields (tool filters, call timeout,
 // restart policy) of an unchanged server without touching its session.
-func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec, reason string) {
+func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec) {
 	if s == nil || spec.Name == "" {
 		return // disabled and not running, or invalid: nothing live to update
 	}
@@ -255,7 +255,6 @@ func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec, reason strin
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
 		r.publishTools(spec.Name, s, filterTools(s.tools, old))
 	}
-	_ = reason
 }
 
 func (r *reconcilerActor) restart(c actor.Context, s *server, spec messages.ServerSpec, reason string) {

@@ -50,6 +50,9 @@ type sessionActor struct {
 	// failed is set once this session reported ServerFailed, so its
 	// lifeline's end is not reported twice.
 	failed bool
+	// ended: the lifeline is done, the connection gone; finished: the
+	// reconciler was told and the actor is stopping.
+	ended, finished bool
 }
 
 // Messages private to the session actor.
@@ -60,7 +63,6 @@ type (
 		pid   int
 		tools []messages.Tool
 		err   error
-		tail  []string
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
@@ -148,7 +150,7 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *probeResult:
 		s.probed(c, m)
 	case *stopSession:
-		s.cancel()
+		s.stop(c)
 	case *actor.Stopping:
 		s.stopProbe()
 		s.cancel()
@@ -160,8 +162,7 @@ func (s *sessionActor) start(c actor.Context) {
 	self, root := c.Self(), c.ActorSystem().Root
 	cn, err := dial(s.spec, s.env.opts.Dial, s.env.opts.Environ(), s.env.opts.StopGrace)
 	if err != nil {
-		root.Send(self, &connected{err: fmt.Errorf("build transport: %w", err)})
-		root.Send(self, &lifelineEnded{err: err, exitCode: -1})
+		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
 	}
 	s.conn = cn
@@ -182,7 +183,7 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	})
 	cs, tools, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
-	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err, tail: cn.stderrTail()})
+	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err})
 	if err != nil {
 		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
 		// Asked to stop while connecting: that is a stop, not a failure.
@@ -285,11 +286,12 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 }
 
 func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
-	s.cs = nil
+	s.cs, s.ended = nil, true
 	s.stopProbe()
-	if m.stopped || s.failed {
-		c.Send(c.Parent(), &sessionStopped{server: s.spec.Name, id: s.id})
-		c.Stop(c.Self())
+	if m.stopped || s.failed || s.ctx.Err() != nil {
+		// Our own stop (or a death racing it, or the probe's verdict,
+		// already reported): not a failure.
+		s.finish(c)
 		return
 	}
 	c.Send(c.Parent(), &messages.ServerFailed{
@@ -301,6 +303,27 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 	})
 	// The connection is gone; stay alive until the reconciler stops us, so
 	// that stale calls get a clear answer rather than a dead letter.
+}
+
+// stop asks the lifeline to close the connection; the session finishes
+// when it has (or at once, if the connection is already gone).
+func (s *sessionActor) stop(c actor.Context) {
+	s.stopProbe()
+	s.cancel()
+	if s.ended {
+		s.finish(c)
+	}
+}
+
+// finish tells the reconciler this session and its process are gone, and
+// stops the actor.
+func (s *sessionActor) finish(c actor.Context) {
+	if s.finished {
+		return
+	}
+	s.finished = true
+	c.Send(c.Parent(), &sessionStopped{server: s.spec.Name, id: s.id})
+	c.Stop(c.Self())
 }
 
 func (s *sessionActor) relist(c actor.Context) {
