@@ -15,7 +15,7 @@ type ServerStatus struct {
 	LastError  string    `json:"lastError"`
 	Warning    string    `json:"warning"`
 	NextRetry  time.Time `json:"nextRetryAt,omitzero"`
-	Since      time.Time `json:"since"`
+	Since      time.Time `json:"since,omitzero"`
 	Source     Position  `json:"source"`
 	StderrTail []string  `json:"stderrTail"`
 }
