@@ -30,14 +30,18 @@ func toolOf(server string, t *mcp.Tool) messages.Tool {
 	tool := messages.Tool{
 		Server:       server,
 		Name:         t.Name,
+		Title:        t.Title,
 		Description:  t.Description,
 		InputSchema:  t.InputSchema,
 		OutputSchema: t.OutputSchema,
 	}
+	if t.Annotations != nil {
+		tool.Annotations = t.Annotations
+	}
 	h := sha256.New()
 	// json.Marshal sorts map keys, so equal schemas hash equally whatever
 	// order the server sent them in.
-	_ = json.NewEncoder(h).Encode([]any{t.Name, t.Description, t.InputSchema, t.OutputSchema})
+	_ = json.NewEncoder(h).Encode([]any{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, tool.Annotations})
 	tool.Hash = hex.EncodeToString(h.Sum(nil)[:12])
 	return tool
 }

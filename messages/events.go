@@ -60,11 +60,15 @@ type ServerStateChanged struct {
 type Tool struct {
 	Server       string `json:"server"`
 	Name         string `json:"name"`
+	Title        string `json:"title,omitempty"`
 	Description  string `json:"description,omitempty"`
 	InputSchema  any    `json:"inputSchema,omitempty"`
 	OutputSchema any    `json:"outputSchema,omitempty"`
-	// Hash covers name, description and schemas; a changed hash under the
-	// same name is a changed tool.
+	// Annotations are the server's hints about the tool (readOnlyHint,
+	// destructiveHint, ...), as JSON data.
+	Annotations any `json:"annotations,omitempty"`
+	// Hash covers name, title, description, schemas and annotations; a
+	// changed hash under the same name is a changed tool.
 	Hash string `json:"hash"`
 }
 

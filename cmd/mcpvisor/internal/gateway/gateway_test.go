@@ -92,6 +92,8 @@ func TestGateway_LoadsSourceToolsOnRun(t *testing.T) {
 	ctx := testContext(t)
 	withOutput := tool("alpha", "sum", "Sums.")
 	withOutput.OutputSchema = map[string]any{"type": "object", "properties": map[string]any{"sum": map[string]any{"type": "number"}}}
+	withOutput.Title = "Sum"
+	withOutput.Annotations = map[string]any{"readOnlyHint": true, "idempotentHint": true}
 	h := startGateway(t, &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes."), withOutput, tool("beta", "pid", "Pid.")}})
 	c := h.connectInMemory(ctx, "")
 	c.waitTools(ctx, "alpha__echo", "alpha__sum", "beta__pid")
@@ -104,8 +106,11 @@ func TestGateway_LoadsSourceToolsOnRun(t *testing.T) {
 		if tl.Name != "alpha__sum" {
 			continue
 		}
-		if tl.Description != "Sums." {
-			t.Errorf("description = %q", tl.Description)
+		if tl.Description != "Sums." || tl.Title != "Sum" {
+			t.Errorf("description, title = %q, %q", tl.Description, tl.Title)
+		}
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint || !tl.Annotations.IdempotentHint {
+			t.Errorf("annotations = %+v, want the server's hints passed through", tl.Annotations)
 		}
 		if diff := cmp.Diff(withOutput.InputSchema, tl.InputSchema); diff != "" {
 			t.Errorf("input schema (-want +got):\n%s", diff)

@@ -28,8 +28,10 @@ func exportTool(server string, t messages.Tool) (tool *mcp.Tool, outErr, err err
 	}
 	tool = &mcp.Tool{
 		Name:        actors.QualifiedName(server, t.Name),
+		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: in,
+		Annotations: annotations(t.Annotations),
 	}
 	if t.OutputSchema != nil {
 		out, err := outputSchema(t.OutputSchema)
@@ -40,6 +42,23 @@ func exportTool(server string, t messages.Tool) (tool *mcp.Tool, outErr, err err
 		}
 	}
 	return tool, outErr, nil
+}
+
+// annotations re-encodes a tool's hints for the gateway's clients; hints
+// that do not decode are dropped (they are advisory).
+func annotations(a any) *mcp.ToolAnnotations {
+	if a == nil {
+		return nil
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil
+	}
+	var out mcp.ToolAnnotations
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return &out
 }
 
 // inputSchema checks what Server.AddTool insists on: a JSON object whose
@@ -81,7 +100,7 @@ func outputSchema(s any) (json.RawMessage, error) {
 // encoding sorts map keys: equal schemas give equal fingerprints.
 func fingerprint(t messages.Tool) string {
 	h := sha256.New()
-	v := []any{t.Description, t.InputSchema, t.OutputSchema}
+	v := []any{t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations}
 	if err := json.NewEncoder(h).Encode(v); err != nil {
 		// An unencodable schema (exportTool skips or drops it): fall
 		// back to Go's rendering, which still tells versions apart.
