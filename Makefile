@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test demo vet fmt fuzz stress bench ci
+.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos
 
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
@@ -23,21 +23,54 @@ demo: build
 
 vet:
 	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: run gofmt -w"; exit 1; }
 
-# Each fuzz target for FUZZTIME (default 1m).
+# Each fuzz target of every package that has one, for FUZZTIME (default
+# 1m) each.
 FUZZTIME ?= 1m
 fuzz:
-	@for t in $$($(GO) test -list '^Fuzz' ./reconciler/ | grep ^Fuzz); do \
-		echo "== $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./reconciler/ || exit 1; done
+	@for dir in $$($(GO) list -f '{{.Dir}}' $(PKGS)); do \
+		for t in $$(cat $$dir/*_test.go 2>/dev/null | grep -o '^func Fuzz[A-Za-z0-9_]*' | cut -c6-); do \
+			echo "== $$dir $$t"; (cd $$dir && $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) .) || exit 1; \
+		done; \
+	done
+
+# The chaos test (test/chaos) injecting faults for CHAOS_DURATION; `make
+# test` runs it for 45s. CHAOS_SEED replays a run: the seed is printed at
+# the start and on failure. CHAOS_TIMEOUT bounds the whole go test run.
+CHAOS_DURATION ?= 5m
+CHAOS_SEED ?=
+CHAOS_TIMEOUT ?= 3h
+chaos:
+	CHAOS_DURATION=$(CHAOS_DURATION) CHAOS_SEED=$(CHAOS_SEED) $(GO) test -race -count=1 -v -run '^TestChaos$$' -timeout $(CHAOS_TIMEOUT) ./test/chaos/
 
 # Repeat the actor and watcher tests to shake out flakes.
 STRESS ?= 20
 stress:
 	$(GO) test -race -count=$(STRESS) ./actors/ ./watcher/ ./test/...
 
-bench:
+# Go micro-benchmarks of the packages.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./reconciler/ ./watcher/ ./actors/
+
+# The end-to-end benchmark harness (test/bench, a module of its own: not
+# part of `go test ./...`): edit, crash, cold start, close, idle and resync
+# against the real binary, printed as Markdown tables (docs/benchmarks.md).
+# BENCHFLAGS picks scenarios and sizes, e.g. BENCHFLAGS='-only edit -edits 5'.
+bench:
+	cd test/bench && $(GO) run . $(BENCHFLAGS)
+
+# Side by side with mcp-hub, on the npm reference servers pinned in
+# test/bench/peers (npm ci when the lockfile is newer than the install);
+# redraws docs/edit-to-ready.png.
+PEERS_STAMP := test/bench/peers/node_modules/.package-lock.json
+
+bench-peers: $(PEERS_STAMP)
+	cd test/bench && $(GO) run . -only peers -plot ../../docs/edit-to-ready.png $(BENCHFLAGS)
+
+$(PEERS_STAMP): test/bench/peers/package-lock.json test/bench/peers/package.json
+	cd test/bench/peers && npm ci --no-audit --no-fund --loglevel=error
 
 ci:
 	bash .ci/run

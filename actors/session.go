@@ -177,6 +177,10 @@ func (s *sessionActor) start(c actor.Context) {
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version}, &mcp.ClientOptions{
 		Logger: s.env.slog("mcp"),
+		// Advertise nothing: mcpvisor has no roots, sampling or elicitation
+		// to offer. (The SDK's default advertises roots, and a server that
+		// then asks for them can hang on to a stop for the whole grace.)
+		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			root.Send(self, &toolListChanged{})
 		},

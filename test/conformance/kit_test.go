@@ -98,11 +98,10 @@ var (
 		"simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates",
 		"trigger-long-running-operation",
 	}
-	// everythingTools is what mcpvisor sees: its go-sdk client advertises
-	// the roots capability (the SDK's default) and no sampling, elicitation
-	// or tasks, so of the conditional tools only get-roots-list appears:
-	// 13 + 1 = 14.
-	everythingTools = sorted(append([]string{"get-roots-list"}, everythingAlways...))
+	// everythingTools is what mcpvisor sees: its client advertises no
+	// capabilities (no roots, sampling, elicitation or tasks: it has none to
+	// offer), so none of the conditional tools appears: 13.
+	everythingTools = sorted(everythingAlways)
 	filesystemTools = []string{
 		"create_directory", "directory_tree", "edit_file", "get_file_info", "list_allowed_directories",
 		"list_directory", "list_directory_with_sizes", "move_file", "read_file", "read_media_file",
