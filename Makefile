@@ -52,7 +52,7 @@ stress:
 
 # Go micro-benchmarks of the packages.
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./reconciler/ ./watcher/ ./actors/
+	$(GO) test -run '^$$' -bench . -benchmem ./reconciler/ ./watcher/ ./actors/ ./test/e2e/
 
 # The end-to-end benchmark harness (test/bench, a module of its own: not
 # part of `go test ./...`): edit, crash, cold start, close, idle and resync
