@@ -249,6 +249,12 @@ func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec) {
 	if s == nil || spec.Name == "" {
 		return // disabled and not running, or invalid: nothing live to update
 	}
+	if s.next != nil {
+		// The plan compared against the pending change: its live settings
+		// are what changed. The serving session keeps its own spec.
+		s.next.spec = spec
+		return
+	}
 	old := s.spec
 	s.spec = spec
 	r.touch(spec.Name) // the source position or live settings may have moved
@@ -412,17 +418,7 @@ func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed
 		return
 	}
 	if s.next != nil && s.next.id == m.Session {
-		// The changed spec does not work: keep serving on the old session.
-		r.stopSession(c, s.next)
-		s.next = nil
-		s.warning = "new config failed, still serving the previous session: " + m.Error
-		s.stderrTail = m.StderrTail
-		r.log.Warn("changed server failed to start; previous session kept", zap.String("server", m.Server), zap.String("error", m.Error))
-		r.emit(&messages.ServerStateChanged{
-			Server: m.Server, Generation: r.generation, Session: s.cur.id, From: s.state, To: s.state,
-			Reason: "new config failed; previous session kept", Error: m.Error, StderrTail: m.StderrTail,
-		})
-		r.checkResyncs(c)
+		r.changeFailed(c, s, m)
 		return
 	}
 	if s.cur == nil || s.cur.id != m.Session || s.cur.stopping {
@@ -430,6 +426,35 @@ func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed
 	}
 	r.stopSession(c, s.cur) // makes sure the process group is gone
 	s.cur = nil
+	r.fail(c, s, m)
+}
+
+// changeFailed handles the failure of a make-before-break candidate: the
+// old session keeps serving, with a warning. If the old session has died
+// meanwhile, nothing serves: the server has failed, on its new spec.
+func (r *reconcilerActor) changeFailed(c actor.Context, s *server, m *messages.ServerFailed) {
+	r.stopSession(c, s.next)
+	spec := s.next.spec
+	s.next = nil
+	if s.cur == nil {
+		s.spec = spec
+		r.fail(c, s, m)
+		return
+	}
+	s.warning = "new config failed, still serving the previous session: " + m.Error
+	s.stderrTail = m.StderrTail
+	r.log.Warn("changed server failed to start; previous session kept", zap.String("server", m.Server), zap.String("error", m.Error))
+	r.emit(&messages.ServerStateChanged{
+		Server: m.Server, Generation: r.generation, Session: s.cur.id, From: s.state, To: s.state,
+		Reason: "new config failed; previous session kept", Error: m.Error, StderrTail: m.StderrTail,
+	})
+	r.checkResyncs(c)
+}
+
+// fail marks s failed after the failure m (its sessions are already being
+// stopped), withdraws its tools, and schedules a retry unless the restart
+// policy or the crash-loop budget says otherwise.
+func (r *reconcilerActor) fail(c actor.Context, s *server, m *messages.ServerFailed) {
 	now := r.env.clock.Now("reconciler", "failure")
 	s.attempt++
 	s.lastErr, s.stderrTail = m.Error, m.StderrTail
@@ -438,7 +463,8 @@ func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed
 	prev := filterTools(s.tools, s.spec)
 	s.tools = nil
 	r.publishTools(m.Server, s, prev) // a dead server exposes nothing
-	reason := "failed"
+	r.cancelRetry(s)
+	var reason string
 	switch {
 	case s.spec.Restart == messages.RestartNever:
 		reason = "failed; restart policy never: waiting for resync or config change"
@@ -447,7 +473,6 @@ func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed
 	default:
 		d := r.env.opts.Backoff.Delay(s.attempt, r.rng.Float64())
 		s.nextRetry = now.Add(d)
-		s.retryToken++
 		token, self, root, name := s.retryToken, c.Self(), c.ActorSystem().Root, m.Server
 		s.retry = r.env.clock.AfterFunc(d, func() { root.Send(self, &retryDue{server: name, token: token}) }, "reconciler", "backoff")
 		reason = "failed; retrying in " + d.Round(time.Millisecond).String()
@@ -462,6 +487,9 @@ func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
 	s := r.servers[m.server]
 	if s == nil || s.retryToken != m.token || s.state != messages.StateFailed {
 		return
+	}
+	if s.next != nil {
+		return // a changed spec is already being started: its outcome decides
 	}
 	s.retry = nil
 	r.launch(c, s, "retry after backoff")

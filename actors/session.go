@@ -205,7 +205,7 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	case <-ctx.Done():
 		s.close(cs, cn)
 		<-died
-		root.Send(self, &lifelineEnded{stopped: true, exitCode: exitCode(cn), tail: cn.stderrTail()})
+		root.Send(self, &lifelineEnded{stopped: true})
 	}
 }
 

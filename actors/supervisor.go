@@ -164,6 +164,10 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 	}
 	reply := make(chan callResult, 1)
 	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, reply: reply})
+	// The session answers within the call timeout; this bound only covers
+	// a session that stopped with the call still in its mailbox.
+	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
+	defer bound.Stop("supervisor", "call-bound")
 	select {
 	case r := <-reply:
 		return r.res, r.err
@@ -171,6 +175,8 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
 	case <-s.closed:
 		return nil, ErrClosed
+	case <-bound.C:
+		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, server)
 	}
 }
 

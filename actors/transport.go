@@ -106,7 +106,12 @@ func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) 
 	cmd.Stderr = ring
 	cmd.WaitDelay = stdioWaitDelay
 	return &conn{
-		transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace},
+		// The go-sdk's own escalation (close stdin, wait, SIGTERM, wait,
+		// SIGKILL, wait, give up) must never overtake mcpvisor's (grace,
+		// then SIGTERM and a second later SIGKILL to the whole group): if it
+		// gave up first, its Wait would still be running while the session
+		// reads the exit status.
+		transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace + 2*time.Second},
 		cmd:       cmd,
 		stderr:    ring,
 	}

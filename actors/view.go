@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -34,6 +35,8 @@ type serverRow struct {
 	// session receives the server's tool calls.
 	session *actor.PID
 	exposed map[string]bool
+	// callTimeout is the server's call timeout (its own or the default).
+	callTimeout time.Duration
 	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// status.StderrTail (the tail of the last failure) is shown.
 	stderr func() []string
@@ -104,6 +107,10 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 		}}
 		if s.cur != nil {
 			row.status.Session, row.status.PID, row.session = s.cur.id, s.cur.osPID, s.cur.pid
+		}
+		row.callTimeout = s.spec.CallTimeout
+		if row.callTimeout <= 0 {
+			row.callTimeout = r.env.opts.CallTimeout
 		}
 		if s.state == messages.StateReady && s.cur != nil {
 			row.stderr = s.cur.stderr

@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -65,7 +66,7 @@ func (w *Watcher) pollOnce() {
 	}
 	w.scratch = changed[:0]
 	if len(changed) > 0 {
-		w.log.Debug("poll found changes", zap.Strings("paths", changed))
+		w.log.Debug("poll found changes", zap.Strings("paths", slices.Clone(changed))) // changed is reused scratch
 		w.out.postChanged(changed)
 	}
 }

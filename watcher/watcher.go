@@ -344,7 +344,7 @@ func (w *Watcher) flush() {
 	if len(changed) == 0 {
 		return
 	}
-	w.log.Debug("paths changed", zap.Strings("paths", changed))
+	w.log.Debug("paths changed", zap.Strings("paths", slices.Clone(changed))) // changed is reused scratch
 	w.out.postChanged(changed)
 }
 
