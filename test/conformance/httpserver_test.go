@@ -32,7 +32,7 @@ type httpServer struct {
 
 type nodeProcess struct {
 	cmd    *exec.Cmd
-	output *lockedBuffer
+	output *testkit.SyncBuffer
 	exited chan struct{} // closed once the process was reaped
 }
 
@@ -61,7 +61,7 @@ func (s *httpServer) start(ctx context.Context) {
 	s.t.Helper()
 	cmd := exec.Command(nodeBin, "--require", loopbackJS, everythingJS, s.mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(s.port))
-	out := &lockedBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
@@ -197,23 +197,4 @@ func procNetIP(h string) string {
 		}
 	}
 	return b.String()
-}
-
-// lockedBuffer collects a process's output; exec copies into it on its own
-// goroutine while the test may read it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -11,10 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 func testContext(t *testing.T) context.Context {
@@ -23,32 +24,14 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// lockedBuffer collects a process's output for a later look.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // process is a running mcpvisor whose standard output is read line by
 // line as it comes; everything it printed is also kept.
 type process struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	lines  chan string // closed at EOF
-	stdout lockedBuffer
-	stderr lockedBuffer
+	stdout testkit.SyncBuffer
+	stderr testkit.SyncBuffer
 	done   chan struct{}
 	err    error // Wait's, once done is closed
 }

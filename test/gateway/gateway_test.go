@@ -33,7 +33,7 @@ func TestServe_StdioClient(t *testing.T) {
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": example("alpha")})
 
 			cmd := serveCommand("--config", cfg, "--debounce", "20ms", "--log-level", "debug")
-			stderr := &syncBuffer{}
+			stderr := &testkit.SyncBuffer{}
 			cmd.Stderr = stderr
 			c := connect(t, ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, p.pin)
 			closed := false
@@ -153,7 +153,7 @@ var gatewayAt = regexp.MustCompile(`MCP gateway at (http://\S+/mcp),`)
 // startHTTPGateway starts cmd, reads its endpoint from stderr, and keeps
 // collecting stderr. exited delivers cmd.Wait's result; the process is
 // killed at cleanup if the test did not end it.
-func startHTTPGateway(t *testing.T, ctx context.Context, cmd *exec.Cmd) (endpoint string, stderr *syncBuffer, exited <-chan error) {
+func startHTTPGateway(t *testing.T, ctx context.Context, cmd *exec.Cmd) (endpoint string, stderr *testkit.SyncBuffer, exited <-chan error) {
 	t.Helper()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -162,7 +162,7 @@ func startHTTPGateway(t *testing.T, ctx context.Context, cmd *exec.Cmd) (endpoin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stderr = &syncBuffer{}
+	stderr = &testkit.SyncBuffer{}
 	found := make(chan string, 1)
 	copied := make(chan struct{})
 	go func() {

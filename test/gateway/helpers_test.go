@@ -146,24 +146,6 @@ func (c *client) pid(ctx context.Context, server string) int {
 	return pid
 }
 
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // lineWaiter collects a process's stderr and lets a test wait for a line.
 type lineWaiter struct {
 	mu      sync.Mutex

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 func testContext(t *testing.T) context.Context {
@@ -37,28 +37,9 @@ type result struct {
 	stdout, stderr string
 }
 
-// syncBuffer is a bytes.Buffer for a writer and a reader on different
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // mcpvisor runs the CLI in-process with env as its whole environment.
 func mcpvisor(ctx context.Context, env map[string]string, stdin string, args ...string) result {
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.SyncBuffer
 	code := cli.Main(ctx, args, cli.IO{
 		Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
