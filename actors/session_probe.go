@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -13,7 +14,7 @@ import (
 // The health probe catches sessions that die without a signal: a stateless
 // HTTP server that went away, a wedged process. Every ProbeInterval the
 // session pings its server (bounded by ProbeTimeout); ProbeFailures misses
-// in a row fail the server. Timers are on the quartz clock; the ping runs
+// in a row fail the server. Timers are on the quartz clock; the probe runs
 // off the mailbox.
 
 type (
@@ -56,7 +57,7 @@ func (s *sessionActor) probe(c actor.Context, m *probeDue) {
 		defer cancel()
 		t := clock.AfterFunc(timeout, cancel, "session", "probe-timeout")
 		defer t.Stop()
-		err := cs.Ping(ctx, nil)
+		err := ping(ctx, cs)
 		if err != nil && ctx.Err() != nil && stop.Err() == nil {
 			err = fmt.Errorf("no answer within %s", timeout)
 		}
@@ -91,4 +92,18 @@ func (s *sessionActor) probed(c actor.Context, m *probeResult) {
 		StderrTail: redactLines(s.redactor, s.stderr()),
 	})
 	s.cancel()
+}
+
+// ping asks the server for a sign of life. Protocol 2026-07-28 has no
+// ping (a stateless streamable HTTP server answers "method not found"), so
+// such sessions are probed with a tools/list, which every server here
+// answers; older sessions get a ping. (A server that lets clients cache
+// tools/list results answers from that cache until its TTL runs out, so
+// its death may be noticed that much later.)
+func ping(ctx context.Context, cs *mcp.ClientSession) error {
+	if res := cs.InitializeResult(); res != nil && res.ProtocolVersion >= "2026-07-28" {
+		_, err := cs.ListTools(ctx, nil)
+		return err
+	}
+	return cs.Ping(ctx, nil)
 }

@@ -124,7 +124,7 @@ func TestSession_HealthProbeFailsAWedgedServer(t *testing.T) {
 		srv := toolServer(tool("echo", "e"))()
 		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == "ping" && wedged.Load() {
+				if wedged.Load() && (method == "ping" || method == "tools/list") { // whichever the probe uses
 					<-ctx.Done()
 					return nil, ctx.Err()
 				}

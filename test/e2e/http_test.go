@@ -158,3 +158,49 @@ func TestHTTP_LostServerIsNoticed(t *testing.T) {
 		t.Fatal("a call to the lost server succeeded")
 	}
 }
+
+// The health probe keeps a healthy session ready, on either protocol: a
+// stateless server negotiates 2026-07-28, a stateful one falls back to
+// 2025-11-25, and each must answer the probe.
+func TestHTTP_HealthProbeKeepsHealthySessionsReady(t *testing.T) {
+	t.Parallel()
+	for _, stateless := range []bool{true, false} {
+		t.Run(map[bool]string{true: "stateless", false: "stateful"}[stateless], func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			srv := exampleserver.New(exampleserver.Options{Name: "http"})
+			requests := make(chan struct{}, 1024)
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case requests <- struct{}{}:
+				default:
+				}
+				h.ServeHTTP(w, r)
+			}))
+			t.Cleanup(func() { closeHTTPServer(ts, srv) })
+			cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
+			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff,
+				ProbeInterval: 20 * time.Millisecond, ProbeTimeout: 2 * time.Second, ProbeFailures: 1})
+			rec := testkit.Record(t, sup)
+			rec.WaitState(ctx, 0, "remote", messages.StateReady)
+			mark := rec.Len()
+			for len(requests) > 0 { // drop the connect's requests
+				<-requests
+			}
+			for range 5 { // five more requests: the probes
+				select {
+				case <-requests:
+				case <-ctx.Done():
+					t.Fatal("no probe reached the server")
+				}
+			}
+			if _, _, err := sup.Resync(ctx, true); err != nil { // barrier through the reconciler
+				t.Fatal(err)
+			}
+			if got := rec.StateChanges(mark, "remote"); len(got) != 0 {
+				t.Fatalf("a healthy session changed state under probing: %v\n%s", got, rec.Dump())
+			}
+		})
+	}
+}
