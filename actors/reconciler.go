@@ -26,7 +26,6 @@ type reconcilerActor struct {
 	log  *zap.Logger
 
 	generation, observedGen uint64
-	desired                 reconciler.Desired
 	servers                 map[string]*server
 	invalid                 map[string]messages.InvalidServer
 	diagnostics             []messages.Diagnostic
@@ -44,7 +43,10 @@ type reconcilerActor struct {
 	// published after the fleet view is swapped, so a subscriber reacting to
 	// an event already reads the state it announces.
 	outbox []messages.Event
-	dirty  bool // the view needs a new snapshot
+	// replies to resync requesters go out with the events, for the same
+	// reason: whoever gets the outcome may read Status at once.
+	replies []reply
+	dirty   bool // the view needs a new snapshot
 
 	// touched names the servers whose view rows need rebuilding; disabled
 	// holds the desired entries that are disabled (shown, never run).
@@ -62,6 +64,7 @@ type server struct {
 	next *sessionRef // make-before-break candidate for a changed spec
 
 	attempt, restarts int
+	everReady         bool        // a later ready session is a restart
 	failures          []time.Time // inside the crash-loop window
 	lastErr, warning  string
 	stderrTail        []string
@@ -90,11 +93,14 @@ type (
 		server string
 		token  uint64
 	}
-	// barrier is answered once every message sent before it was handled.
-	barrier struct{}
 	// configDiagnostics carries the config actor's diagnostics into status.
 	configDiagnostics struct{ diagnostics []messages.Diagnostic }
 )
+
+type reply struct {
+	to  *actor.PID
+	msg any
+}
 
 type pendingResync struct {
 	req     *messages.ResyncRequested
@@ -131,14 +137,12 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.sessionStopped(c, m)
 	case *retryDue:
 		r.retryDue(c, m)
-	case *barrier:
-		c.Respond(m)
 	case *actor.Stopping:
 		r.stopRetries()
 	default:
 		return
 	}
-	r.flush()
+	r.flush(c)
 }
 
 // emit queues an event for publication once the message is handled; a
@@ -154,8 +158,9 @@ func (r *reconcilerActor) emit(ev messages.Event) {
 	}
 }
 
-// flush swaps the fleet view, then publishes the queued events in order.
-func (r *reconcilerActor) flush() {
+// flush swaps the fleet view, then publishes the queued events in order
+// and sends the queued replies.
+func (r *reconcilerActor) flush(c actor.Context) {
 	if r.dirty {
 		r.refreshView()
 		r.dirty = false
@@ -165,6 +170,11 @@ func (r *reconcilerActor) flush() {
 	}
 	clear(r.outbox)
 	r.outbox = r.outbox[:0]
+	for _, rp := range r.replies {
+		c.Send(rp.to, rp.msg)
+	}
+	clear(r.replies)
+	r.replies = r.replies[:0]
 }
 
 // desiredState plans a new desired state (or a resync of the current one)
@@ -173,7 +183,7 @@ func (r *reconcilerActor) desiredState(c actor.Context, m *messages.DesiredState
 	if m.Generation < r.generation {
 		r.log.Debug("stale desired state dropped", zap.Uint64("generation", m.Generation))
 		if m.Resync != nil {
-			r.answerResync(c, m.Resync, r.generation, nil)
+			r.answerResync(m.Resync, r.generation, nil)
 		}
 		return
 	}
@@ -182,11 +192,11 @@ func (r *reconcilerActor) desiredState(c actor.Context, m *messages.DesiredState
 	dry := m.Resync != nil && m.Resync.DryRun
 	r.emit(&messages.PlanComputed{Generation: m.Generation, DryRun: dry, Steps: steps})
 	if dry {
-		r.answerResync(c, m.Resync, m.Generation, steps)
-		r.completeResync(c, &pendingResync{req: m.Resync, gen: m.Generation, waiting: map[string]bool{}})
+		r.answerResync(m.Resync, m.Generation, steps)
+		r.completeResync(&pendingResync{req: m.Resync, gen: m.Generation, waiting: map[string]bool{}})
 		return
 	}
-	r.generation, r.desired, r.dirty = m.Generation, desired, true
+	r.generation, r.dirty = m.Generation, true
 	r.applyInvalid(m.Invalid)
 	r.applyDisabled(m.Servers)
 	specs := make(map[string]messages.ServerSpec, len(m.Servers))
@@ -202,9 +212,9 @@ func (r *reconcilerActor) desiredState(c actor.Context, m *messages.DesiredState
 	r.observedGen = r.generation
 	r.emit(&messages.PlanApplied{Generation: m.Generation, Steps: steps})
 	if m.Resync != nil {
-		r.answerResync(c, m.Resync, m.Generation, steps)
+		r.answerResync(m.Resync, m.Generation, steps)
 		r.resyncs = append(r.resyncs, &pendingResync{req: m.Resync, gen: m.Generation, waiting: touched})
-		r.checkResyncs(c)
+		r.checkResyncs()
 	}
 }
 
@@ -380,15 +390,15 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 		s.cur, s.next = s.next, nil
 		s.spec = s.cur.spec
 		r.stopSession(c, old)
-		s.restarts++
 	case s.cur != nil && s.cur.id == m.id && !s.cur.stopping:
 		r.releaseSlot(c, s.cur)
-		if s.attempt > 0 || s.restarts > 0 || s.state == messages.StateStarting && s.lastErr != "" {
-			s.restarts++
-		}
 	default:
 		return // stale: superseded or stopping
 	}
+	if s.everReady {
+		s.restarts++
+	}
+	s.everReady = true
 	s.cur.ready, s.cur.osPID, s.cur.stderr = true, m.pid, m.stderr
 	s.attempt, s.lastErr, s.warning, s.nextRetry = 0, "", "", time.Time{}
 	s.tools = m.tools
@@ -398,7 +408,7 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	}
 	r.transitionWith(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.pid })
 	r.publishTools(m.server, s, prev)
-	r.checkResyncs(c)
+	r.checkResyncs()
 }
 
 func (r *reconcilerActor) sessionTools(m *sessionTools) {
@@ -448,7 +458,7 @@ func (r *reconcilerActor) changeFailed(c actor.Context, s *server, m *messages.S
 		Server: m.Server, Generation: r.generation, Session: s.cur.id, From: s.state, To: s.state,
 		Reason: "new config failed; previous session kept", Error: m.Error, StderrTail: m.StderrTail,
 	})
-	r.checkResyncs(c)
+	r.checkResyncs()
 }
 
 // fail marks s failed after the failure m (its sessions are already being
@@ -480,7 +490,7 @@ func (r *reconcilerActor) fail(c actor.Context, s *server, m *messages.ServerFai
 	r.transitionWith(s, messages.StateFailed, reason, func(ev *messages.ServerStateChanged) {
 		ev.Session, ev.Error, ev.StderrTail = m.Session, m.Error, m.StderrTail
 	})
-	r.checkResyncs(c)
+	r.checkResyncs()
 }
 
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
@@ -604,22 +614,22 @@ func (r *reconcilerActor) observed() []reconciler.Observed {
 	return out
 }
 
-func (r *reconcilerActor) answerResync(c actor.Context, req *messages.ResyncRequested, gen uint64, steps []messages.PlanStep) {
+func (r *reconcilerActor) answerResync(req *messages.ResyncRequested, gen uint64, steps []messages.PlanStep) {
 	if req.ReplyTo == nil {
 		return
 	}
 	if steps == nil {
 		steps = []messages.PlanStep{}
 	}
-	c.Send(req.ReplyTo, &messages.ResyncPlanned{ID: req.ID, Generation: gen, DryRun: req.DryRun, Steps: steps})
+	r.replies = append(r.replies, reply{req.ReplyTo, &messages.ResyncPlanned{ID: req.ID, Generation: gen, DryRun: req.DryRun, Steps: steps}})
 }
 
 // checkResyncs completes every resync whose servers have all settled.
-func (r *reconcilerActor) checkResyncs(c actor.Context) {
+func (r *reconcilerActor) checkResyncs() {
 	open := r.resyncs[:0]
 	for _, p := range r.resyncs {
 		if r.settled(p) {
-			r.completeResync(c, p)
+			r.completeResync(p)
 		} else {
 			open = append(open, p)
 		}
@@ -640,7 +650,7 @@ func (r *reconcilerActor) settled(p *pendingResync) bool {
 	return true
 }
 
-func (r *reconcilerActor) completeResync(c actor.Context, p *pendingResync) {
+func (r *reconcilerActor) completeResync(p *pendingResync) {
 	outcomes := make([]messages.ServerOutcome, 0, len(p.waiting))
 	for name := range p.waiting {
 		o := messages.ServerOutcome{Server: name, State: messages.StateStopped}
@@ -656,6 +666,6 @@ func (r *reconcilerActor) completeResync(c actor.Context, p *pendingResync) {
 	done := &messages.ResyncCompleted{ID: p.req.ID, Generation: p.gen, Outcomes: outcomes}
 	r.emit(done)
 	if p.req.ReplyTo != nil {
-		c.Send(p.req.ReplyTo, done)
+		r.replies = append(r.replies, reply{p.req.ReplyTo, done})
 	}
 }

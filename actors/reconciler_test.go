@@ -255,6 +255,10 @@ func TestReconciler_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
 	if diff := cmp.Diff([]messages.ServerOutcome{{Server: "down", State: messages.StateReady}}, done.Outcomes); diff != "" {
 		t.Fatalf("outcomes (-want +got):\n%s", diff)
 	}
+	// The outcome is only sent once the view shows it.
+	if st := sup.Status().Servers[0]; st.Name != "down" || st.State != messages.StateReady {
+		t.Fatalf("status right after the resync answered = %+v, want down ready", st)
+	}
 	if got := transitions(rec, mark, "up"); len(got) != 0 || f.dialCount("up") != upDials {
 		t.Fatalf("up was touched by the resync: %v", got)
 	}
