@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
 // callCommand calls one tool: mcpvisor call server__tool ['{"arg": 1}'].

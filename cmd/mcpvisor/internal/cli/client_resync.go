@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 

@@ -19,8 +19,8 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/mcpvisor/mcpvisor/test/exampleserver"
+	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
 func exampleServerCommand(ctx context.Context, args []string, io IO) int {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpvisor/mcpvisor/actors"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
 // stringList is a repeatable string flag.

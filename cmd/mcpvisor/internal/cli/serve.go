@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.

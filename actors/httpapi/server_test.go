@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 )
 
 // routes lists a request for every route; events asks for a replay of an

@@ -13,8 +13,8 @@ import (
 	"github.com/coder/quartz"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi"
-	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/httpapi/httpapitest"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
