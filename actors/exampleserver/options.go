@@ -1,7 +1,9 @@
 package exampleserver
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"time"
 
@@ -68,5 +70,15 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	if everything {
 		o.Prompts, o.Resources, o.Completion, o.TwoWay = true, true, true, true
 	}
-	return o, nil
+	var err error
+	switch {
+	case o.UpdateEvery < 0:
+		err = fmt.Errorf("--update-every %s: must be positive", o.UpdateEvery)
+	case o.UpdateEvery > 0 && !o.Resources:
+		err = errors.New("--update-every needs --resources (it updates example://counter)")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "example-server: %v\n", err) // as the flag package does for its own errors
+	}
+	return o, err
 }

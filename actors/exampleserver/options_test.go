@@ -32,3 +32,12 @@ func TestParseFlags_FeatureFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFlags_UpdateEveryNeedsResources(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--update-every", "1s"}, {"--resources", "--update-every", "-1s"}} {
+		if _, err := exampleserver.ParseFlags(args, io.Discard); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+}
