@@ -2,6 +2,7 @@ package exampleserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -74,8 +75,8 @@ func readStatic(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResou
 }
 
 func (e *example) readCounter(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	text := fmt.Sprintf("updates: %d", e.counter.value())
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: counterURI, MIMEType: "text/plain", Text: text}}}, nil
+	body := fmt.Sprintf("updates: %d", e.counter.value())
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: counterURI, MIMEType: "text/plain", Text: body}}}, nil
 }
 
 func readItem(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -83,8 +84,14 @@ func readItem(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourc
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	text := fmt.Sprintf(`{"id": %q, "template": %q}`, id, itemTemplate)
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: text}}}, nil
+	body, err := json.Marshal(struct {
+		ID       string `json:"id"`
+		Template string `json:"template"`
+	}{id, itemTemplate})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}}, nil
 }
 
 // itemID is the {id} of an example://items/{id} URI.
