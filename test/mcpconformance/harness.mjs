@@ -3,10 +3,11 @@
 //
 //   node harness.mjs port
 //       prints a free TCP port on 127.0.0.1
-//   node harness.mjs wait-tools URL TOOL SECONDS
+//   node harness.mjs wait-tools URL TOOL SECONDS [PID]
 //       waits until the streamable-HTTP MCP server at URL lists a tool whose
 //       name is TOOL or ends in "__TOOL" (legacy initialize, then tools/list),
-//       retrying until SECONDS have passed; exits 1 on timeout
+//       retrying until SECONDS have passed; exits 1 on timeout, or at once
+//       when process PID (the server) has exited
 //   node harness.mjs summarize EXPECTED_FAILURES DIRECT_DIR [GATEWAY_DIR]
 //       reads the suite's results/*/checks.json, prints one Markdown table
 //       of every scenario (direct, and through the gateway), and exits 0
@@ -24,7 +25,7 @@ if (cmd === 'port') {
     s.close();
   });
 } else if (cmd === 'wait-tools') {
-  const [url, tool, seconds] = args;
+  const [url, tool, seconds, pid] = args;
   const deadline = Date.now() + Number(seconds) * 1000;
   let last = '';
   for (;;) {
@@ -34,6 +35,10 @@ if (cmd === 'port') {
       last = `tools: ${names.join(', ') || '(none)'}`;
     } catch (e) {
       last = String(e?.cause?.code ?? e?.message ?? e);
+    }
+    if (pid && !alive(Number(pid))) {
+      console.error(`wait-tools ${url}: the server (pid ${pid}) exited (last: ${last})`);
+      process.exit(1);
     }
     if (Date.now() > deadline) {
       console.error(`wait-tools ${url}: no tool ${tool} after ${seconds}s (last: ${last})`);
@@ -46,6 +51,15 @@ if (cmd === 'port') {
 } else {
   console.error('usage: node harness.mjs port | wait-tools URL TOOL SECONDS | summarize EXPECTED DIRECT [GATEWAY]');
   process.exit(2);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // rpc posts one JSON-RPC message and returns the response's result (or

@@ -58,7 +58,7 @@ upstream_port=$("$node" "$here/harness.mjs" port)
 upstream=http://127.0.0.1:$upstream_port/mcp
 "$work/everything-server" -http "127.0.0.1:$upstream_port" -stateless=false >"$out/everything-server.log" 2>&1 &
 pids+=($!)
-"$node" "$here/harness.mjs" wait-tools "$upstream" test_simple_text 30
+"$node" "$here/harness.mjs" wait-tools "$upstream" test_simple_text 30 "${pids[-1]}"
 
 echo "== suite against everything-server directly ($upstream)"
 direct=0
@@ -77,7 +77,12 @@ if [ "${MCPCONF_GATEWAY:-1}" != 0 ]; then
   env -u MCPVISOR_SERVE_PID -u MCPVISOR_CONFIG "$work/mcpvisor" serve "${flags[@]}" --listen "127.0.0.1:$gateway_port" --config "$work/servers.json" >"$out/gateway.stdout" 2>"$out/gateway.stderr" &
   pids+=($!)
   # Wait until the gateway lists the upstream's tools (under either naming).
-  "$node" "$here/harness.mjs" wait-tools "$gateway" test_simple_text 30
+  if ! "$node" "$here/harness.mjs" wait-tools "$gateway" test_simple_text 30 "${pids[-1]}"; then
+    echo "the gateway never listed the upstream's tools; its stderr:"
+    cat "$out/gateway.stderr"
+    echo "(if serve now requires a token, set MCPCONF_NO_AUTH=1)"
+    exit 1
+  fi
   "$node" "$suite" server --url "$gateway" --suite all -o "$out/gateway" >"$out/gateway.log" 2>&1 || true
   sed -n '/=== SUMMARY ===/,$p' "$out/gateway.log"
   gateway_dir=$out/gateway
