@@ -451,7 +451,7 @@ func (r *reconcilerActor) changeFailed(c actor.Context, s *server, m *messages.S
 		r.fail(c, s, m)
 		return
 	}
-	s.warning = "new config failed, still serving the previous session: " + m.Error
+	s.warning = reconciler.BoundText("new config failed, still serving the previous session: " + m.Error)
 	s.stderrTail = m.StderrTail
 	r.log.Warn("changed server failed to start; previous session kept", zap.String("server", m.Server), zap.String("error", m.Error))
 	r.emit(&messages.ServerStateChanged{
