@@ -182,6 +182,9 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 	if remote {
 		spec.URL = e.url(f.url)
 		spec.Headers = e.stringMap(f.headers, fieldHeaders, checkHeaderName, checkHeaderValue, true)
+		if msg := checkCleartextAuth(spec.URL, spec.Headers); msg != "" {
+			e.warnAt(f.headers.StartOffset, msg)
+		}
 	} else if f.headers != nil {
 		e.warnAt(f.headers.StartOffset, "headers are not used by stdio servers and are ignored: remove them")
 	}
