@@ -282,3 +282,41 @@ func TestSession_CwdAndEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// A server that exits during the handshake says so: its exit status and
+// its last stderr line are in the failure event and in lastError. They
+// used to read `connect: connection closed: calling "initialize": client
+// is closing: EOF`, which names neither.
+func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		args         []string
+		status, line string
+	}{
+		{"exit 7 while the handshake waits", []string{"--init-delay", "1h", "--exit-after", "50ms", "--exit-code", "7"}, "exit status 7", "exiting with status 7 after 50ms"},
+		{"refused handshake", []string{"--init-fail"}, "exit status 1", "handshake refused (--init-fail)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			cfg := filepath.Join(t.TempDir(), ".mcp.json")
+			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
+			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+			rec := testkit.Record(t, sup)
+			_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
+			for _, want := range []string{"exited during the MCP handshake", tt.status, tt.line} {
+				if !strings.Contains(failed.Error, want) {
+					t.Errorf("error = %q, want it to contain %q", failed.Error, want)
+				}
+			}
+			if strings.Contains(failed.Error, "client is closing") {
+				t.Errorf("error = %q, still the SDK's words", failed.Error)
+			}
+			if st := serverStatus(t, sup, "s"); st.LastError != failed.Error {
+				t.Errorf("lastError = %q, want %q", st.LastError, failed.Error)
+			}
+		})
+	}
+}
