@@ -167,6 +167,9 @@ func (s *sessionActor) start(c actor.Context) {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
 	}
+	if cn.stderr != nil {
+		cn.stderr.redactWith(s.redactor) // before the process starts
+	}
 	s.conn = cn
 	s.env.work.Add(1)
 	go func() {

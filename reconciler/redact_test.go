@@ -240,3 +240,26 @@ func TestRedactor_ConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// RedactCut finds secrets before it cuts, at any bound; Lookahead says how
+// much text past a cut must be kept for that.
+func TestRedactor_RedactCut(t *testing.T) {
+	t.Parallel()
+	r := reconciler.NewRedactor("s3cr3t-value", "a b\"c")
+	if got, want := r.Lookahead(), len(`a b\"c`)+5; got < len("s3cr3t-value")-1 || got > want+10 {
+		t.Fatalf("Lookahead = %d, want about the longest form's length", got)
+	}
+	text := "0123456789s3cr3t-value tail"
+	for limit := 4; limit <= len(text)+1; limit++ {
+		got := r.RedactCut(text, limit)
+		if len(got) > limit || strings.Contains(got, "s3cr") {
+			t.Errorf("RedactCut(limit %d) = %q", limit, got)
+		}
+	}
+	if got := (*reconciler.Redactor)(nil).RedactCut(strings.Repeat("é", 10), 7); got != "éé…" {
+		t.Errorf("nil redactor cut = %q, want %q", got, "éé…")
+	}
+	if (*reconciler.Redactor)(nil).Lookahead() != 0 {
+		t.Error("nil redactor has a lookahead")
+	}
+}
