@@ -1,7 +1,6 @@
 package reconciler
 
 import (
-	"reflect"
 	"strings"
 
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -33,12 +32,15 @@ func SameDesired(a, b Config) bool {
 	return true
 }
 
-// sameSpec compares two specs field by field, except where they were
-// declared.
+// sameSpec compares two specs field by field, as serverFields says (the
+// source compares by file only).
 func sameSpec(a, b messages.ServerSpec) bool {
-	a.Source.Line, a.Source.Column = 0, 0
-	b.Source.Line, b.Source.Column = 0, 0
-	return reflect.DeepEqual(a, b)
+	for i := range serverFields {
+		if !serverFields[i].equal(&a, &b) {
+			return false
+		}
+	}
+	return true
 }
 
 // withoutPositions removes the "path:line:col: " prefixes an invalid

@@ -30,22 +30,11 @@ var authSchemes = []string{"bearer ", "basic ", "token "}
 // sorted and without duplicates.
 func SecretsOf(spec messages.ServerSpec) []string {
 	var out []string
-	addValue := func(v string) {
-		out = append(out, v)
-		if cred, ok := credentialOf(v); ok {
-			out = append(out, cred)
+	for i := range serverFields {
+		if f := serverFields[i].secrets; f != nil {
+			out = append(out, f(&spec)...)
 		}
 	}
-	for _, v := range spec.Env {
-		addValue(v)
-	}
-	for _, v := range spec.Headers {
-		addValue(v)
-	}
-	if spec.URL != "" {
-		out = append(out, urlSecrets(spec.URL, true)...)
-	}
-	out = append(out, argSecrets(spec.Args)...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
