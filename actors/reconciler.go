@@ -268,6 +268,9 @@ func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec) {
 	old := s.spec
 	s.spec = spec
 	r.touch(spec.Name) // the source position or live settings may have moved
+	if live := reconciler.LiveChanges(old, spec); len(live) > 0 {
+		r.log.Info("live settings applied", zap.String("server", spec.Name), zap.Strings("fields", live))
+	}
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
 		r.publishTools(spec.Name, s, filterTools(s.tools, old))
 	}

@@ -86,10 +86,14 @@ type (
 	// callTool is a tool call routed to this session. reply is buffered (1)
 	// and receives exactly one callResult.
 	callTool struct {
-		ctx   context.Context
-		tool  string
-		args  any
-		reply chan<- callResult
+		ctx  context.Context
+		tool string
+		args any
+		// timeout is the server's call timeout as the reconciler knows
+		// it now: a live field, which may have changed since the
+		// session was spawned. Zero means the session's own.
+		timeout time.Duration
+		reply   chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -402,7 +406,10 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		m.reply <- callResult{err: ErrNotReady}
 		return
 	}
-	timeout := s.spec.CallTimeout
+	timeout := m.timeout
+	if timeout <= 0 {
+		timeout = s.spec.CallTimeout
+	}
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}
