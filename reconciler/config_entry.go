@@ -29,6 +29,7 @@ const (
 	fieldRestart        = "restart"
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
+	fieldInheritEnv     = "inheritEnv"
 )
 
 // maxFields bounds the rows of serverFields, so that the values of one

@@ -114,6 +114,12 @@ var serverFields = []serverField{
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.DenyTools, b.DenyTools) },
 	},
+	{
+		key: fieldInheritEnv, spec: "InheritEnv", reads: forStdio, effect: Restart,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
+		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
+		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
+	},
 
 	// Fields no entry sets: they are derived from where and how the entry
 	// is declared.

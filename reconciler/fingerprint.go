@@ -16,11 +16,12 @@ const fingerprintVersion = "mcpvisor/fingerprint/v1"
 
 // Fingerprint returns a stable hash of the fields that shape a live
 // session (those whose effect is Restart in serverFields: transport,
-// command, args, env, cwd, url and headers), all as expanded. Two specs with the same fingerprint can share one session, so a
-// changed value behind ${VAR} changes the fingerprint (the session must
-// restart to see it), while a changed call timeout, tool filter, restart
-// policy, connect timeout, disabled flag, name or source position does not
-// (they apply without a restart).
+// command, args, env, cwd, url, headers and inheritEnv), all as expanded.
+// Two specs with the same fingerprint can share one session, so a changed
+// value behind ${VAR} changes the fingerprint (the session must restart to
+// see it), while a changed call timeout, tool filter, restart policy,
+// connect timeout, disabled flag, name or source position does not (they
+// apply without a restart).
 //
 // The encoding is canonical: maps are hashed in key order and every string
 // is length-prefixed, so key order and formatting in the file do not matter

@@ -320,3 +320,42 @@ func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
 		})
 	}
 }
+
+// inheritEnv limits what a real stdio server inherits from mcpvisor's
+// environment: the Supervisor's default (here the base only) applies to an
+// entry that does not say, an entry's own setting wins, and its env is
+// always added.
+func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	body := fmt.Sprintf(`{"mcpServers": {
+		"dflt":   {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}},
+		"all":    {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}, "inheritEnv": true},
+		"listed": {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}, "inheritEnv": ["NODE_*"]}}}`, bin)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inherited := func() []string {
+		return []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/inherit-test", "CLOUD_SECRET=from-parent", "NODE_FLAG=node-flag"}
+	}
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Environ: inherited,
+		InheritEnv: &messages.EnvPolicy{}})
+	rec := testkit.Record(t, sup)
+	for _, s := range []string{"dflt", "all", "listed"} {
+		rec.WaitState(ctx, 0, s, messages.StateReady)
+	}
+	want := map[string]map[string]string{
+		"dflt":   {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "", "NODE_FLAG": ""},
+		"all":    {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "from-parent", "NODE_FLAG": "node-flag"},
+		"listed": {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "", "NODE_FLAG": "node-flag"},
+	}
+	for server, vars := range want {
+		for name, value := range vars {
+			res, err := sup.CallTool(ctx, server+"__getenv", map[string]any{"name": name})
+			if err != nil || testkit.Text(res) != value {
+				t.Errorf("%s: %s = %v, %v; want %q", server, name, res, err, value)
+			}
+		}
+	}
+}
