@@ -359,3 +359,31 @@ func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// Credentials written literally in a server's args are redacted from
+// what mcpvisor shows of it, here its stderr tail: a bearer token, a
+// --api-key value and a URL's query and path. They used to show.
+func TestSession_CredentialsInArgsAreRedacted(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	const bearer, apiKey, query, path = "tok-bearer-1234", "key-value-5678", "qv-91011", "/hooks/ph-1213"
+	script := fmt.Sprintf(`echo "auth Bearer %s key $2 url $3" >&2; echo "query %s path %s" >&2; exec %s example-server`, bearer, query, path, bin)
+	body := fmt.Sprintf(`{"mcpServers": {"s": {"command": "/bin/sh", "args": ["-c", %q, "sh", "--api-key", %q, "https://h.example%s?k=%s"]}}}`,
+		script, apiKey, path, query)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
+	rec := testkit.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+	tail := strings.Join(serverStatus(t, sup, "s").StderrTail, "\n")
+	if !strings.Contains(tail, "auth Bearer [redacted] key [redacted] url") || !strings.Contains(tail, "query [redacted] path [redacted]") {
+		t.Fatalf("stderr tail %q does not show the redacted line", tail)
+	}
+	for _, secret := range []string{bearer, apiKey, query, path} {
+		if strings.Contains(tail, secret) {
+			t.Errorf("stderr tail %q shows %q", tail, secret)
+		}
+	}
+}
