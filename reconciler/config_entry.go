@@ -13,25 +13,6 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// The keys of a server entry; serverFields (config_fields.go) says what
-// each one means.
-const (
-	fieldType           = "type"
-	fieldCommand        = "command"
-	fieldArgs           = "args"
-	fieldEnv            = "env"
-	fieldCwd            = "cwd"
-	fieldURL            = "url"
-	fieldHeaders        = "headers"
-	fieldDisabled       = "disabled"
-	fieldConnectTimeout = "connectTimeout"
-	fieldCallTimeout    = "callTimeout"
-	fieldRestart        = "restart"
-	fieldAllowTools     = "allowTools"
-	fieldDenyTools      = "denyTools"
-	fieldInheritEnv     = "inheritEnv"
-)
-
 // maxFields bounds the rows of serverFields, so that the values of one
 // entry fit in an array on the stack and the keys seen in a bit set.
 const maxFields = 32

@@ -9,6 +9,25 @@ import (
 	"github.com/tailscale/hujson"
 )
 
+// The keys of a server entry, as the rows of serverFields and the
+// messages about them name them.
+const (
+	fieldType           = "type"
+	fieldCommand        = "command"
+	fieldArgs           = "args"
+	fieldEnv            = "env"
+	fieldCwd            = "cwd"
+	fieldURL            = "url"
+	fieldHeaders        = "headers"
+	fieldDisabled       = "disabled"
+	fieldConnectTimeout = "connectTimeout"
+	fieldCallTimeout    = "callTimeout"
+	fieldRestart        = "restart"
+	fieldAllowTools     = "allowTools"
+	fieldDenyTools      = "denyTools"
+	fieldInheritEnv     = "inheritEnv"
+)
+
 // serverFields is the one table of the fields of a server spec. Adding a
 // field to messages.ServerSpec means adding one row here: the row says how
 // the field is read from a config entry, whether it is part of the
@@ -25,19 +44,19 @@ import (
 // fingerprints, and so running sessions, survive an upgrade.
 var serverFields = []serverField{
 	{
-		key: fieldType, spec: "Transport", reads: forAll, effect: Restart,
+		key: fieldType, spec: "Transport", reads: forAll, effect: EffectRestart,
 		// Read by entryParser.transport together with command and url.
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, string(s.Transport)) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Transport == b.Transport },
 	},
 	{
-		key: fieldCommand, spec: "Command", reads: forStdio, effect: Restart, decidesTransport: true,
+		key: fieldCommand, spec: "Command", reads: forStdio, effect: EffectRestart, decidesTransport: true,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Command = e.command(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Command) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Command == b.Command },
 	},
 	{
-		key: fieldArgs, spec: "Args", reads: forStdio, effect: Restart,
+		key: fieldArgs, spec: "Args", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Args = e.stringList(v, fieldArgs, true)
 		},
@@ -46,7 +65,7 @@ var serverFields = []serverField{
 		secrets: func(s *messages.ServerSpec) []string { return argSecrets(s.Args) },
 	},
 	{
-		key: fieldEnv, spec: "Env", reads: forStdio, effect: Restart,
+		key: fieldEnv, spec: "Env", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Env = e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false)
 		},
@@ -55,20 +74,20 @@ var serverFields = []serverField{
 		secrets: func(s *messages.ServerSpec) []string { return valueSecrets(s.Env) },
 	},
 	{
-		key: fieldCwd, spec: "Cwd", reads: forStdio, effect: Restart,
+		key: fieldCwd, spec: "Cwd", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Cwd = e.cwd(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Cwd) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Cwd == b.Cwd },
 	},
 	{
-		key: fieldURL, spec: "URL", reads: forRemote, effect: Restart, decidesTransport: true,
+		key: fieldURL, spec: "URL", reads: forRemote, effect: EffectRestart, decidesTransport: true,
 		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.URL = e.url(v) },
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.URL) },
 		equal:   func(a, b *messages.ServerSpec) bool { return a.URL == b.URL },
 		secrets: func(s *messages.ServerSpec) []string { return urlSecrets(s.URL, true) },
 	},
 	{
-		key: fieldHeaders, spec: "Headers", reads: forRemote, effect: Restart,
+		key: fieldHeaders, spec: "Headers", reads: forRemote, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Headers = e.stringMap(v, fieldHeaders, checkHeaderName, checkHeaderValue, true)
 		},
@@ -77,45 +96,45 @@ var serverFields = []serverField{
 		secrets: func(s *messages.ServerSpec) []string { return valueSecrets(s.Headers) },
 	},
 	{
-		key: fieldDisabled, spec: "Disabled", reads: forAll, effect: Runs,
+		key: fieldDisabled, spec: "Disabled", reads: forAll, effect: EffectRuns,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Disabled = e.bool(v, fieldDisabled) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Disabled == b.Disabled },
 	},
 	{
-		key: fieldConnectTimeout, spec: "ConnectTimeout", reads: forAll, effect: Live,
+		key: fieldConnectTimeout, spec: "ConnectTimeout", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.ConnectTimeout = e.timeout(v, fieldConnectTimeout)
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return a.ConnectTimeout == b.ConnectTimeout },
 	},
 	{
-		key: fieldCallTimeout, spec: "CallTimeout", reads: forAll, effect: Live,
+		key: fieldCallTimeout, spec: "CallTimeout", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.CallTimeout = e.timeout(v, fieldCallTimeout)
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return a.CallTimeout == b.CallTimeout },
 	},
 	{
-		key: fieldRestart, spec: "Restart", reads: forAll, effect: Live,
+		key: fieldRestart, spec: "Restart", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Restart = e.restartPolicy(v) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Restart == b.Restart },
 	},
 	{
-		key: fieldAllowTools, spec: "AllowTools", reads: forAll, effect: Live,
+		key: fieldAllowTools, spec: "AllowTools", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.AllowTools = e.stringList(v, fieldAllowTools, false)
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.AllowTools, b.AllowTools) },
 	},
 	{
-		key: fieldDenyTools, spec: "DenyTools", reads: forAll, effect: Live,
+		key: fieldDenyTools, spec: "DenyTools", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.DenyTools = e.stringList(v, fieldDenyTools, false)
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.DenyTools, b.DenyTools) },
 	},
 	{
-		key: fieldInheritEnv, spec: "InheritEnv", reads: forStdio, effect: Restart,
+		key: fieldInheritEnv, spec: "InheritEnv", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
@@ -124,17 +143,17 @@ var serverFields = []serverField{
 	// Fields no entry sets: they are derived from where and how the entry
 	// is declared.
 	{
-		spec: "Name", effect: Identity,
+		spec: "Name", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Name == b.Name },
 	},
 	{
 		// Only the file counts as part of the desired state: line and
 		// column move with every edit above the entry (see SameDesired).
-		spec: "Source", effect: Identity,
+		spec: "Source", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Source.Path == b.Source.Path },
 	},
 	{
-		spec: "Fingerprint", effect: Identity,
+		spec: "Fingerprint", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Fingerprint == b.Fingerprint },
 	},
 }
@@ -158,7 +177,7 @@ type serverField struct {
 	// which entryParser.transport reads, and for derived fields.
 	parse func(e *entryParser, v *hujson.Value, s *messages.ServerSpec)
 	// hash appends the field's canonical encoding to a fingerprint; set
-	// exactly for the fields whose effect is Restart.
+	// exactly for the fields whose effect is EffectRestart.
 	hash func(b []byte, s *messages.ServerSpec) []byte
 	// equal compares the field of two specs.
 	equal func(a, b *messages.ServerSpec) bool
@@ -181,18 +200,18 @@ type FieldEffect string
 
 // The effects of a field change.
 const (
-	// Restart: the field shapes the session (it is in the fingerprint);
+	// EffectRestart: the field shapes the session (it is in the fingerprint);
 	// a change restarts the server, make-before-break.
-	Restart FieldEffect = "restart"
-	// Live: the change applies to the running server without a restart
+	EffectRestart FieldEffect = "restart"
+	// EffectLive: the change applies to the running server without a restart
 	// (tool filters, call timeout, restart policy) or at its next connect
 	// (connect timeout).
-	Live FieldEffect = "live"
-	// Runs: the field decides whether the server runs at all (disabled).
-	Runs FieldEffect = "runs"
-	// Identity: the field names or locates the entry, or is derived from
+	EffectLive FieldEffect = "live"
+	// EffectRuns: the field decides whether the server runs at all (disabled).
+	EffectRuns FieldEffect = "runs"
+	// EffectIdentity: the field names or locates the entry, or is derived from
 	// the others; it is not a setting.
-	Identity FieldEffect = "identity"
+	EffectIdentity FieldEffect = "identity"
 )
 
 // FieldInfo is what the table says about one field, for tools and docs
@@ -264,7 +283,7 @@ func changedFields(old, new *messages.ServerSpec, effect FieldEffect) []string {
 // and apply without a restart (tool filters, timeouts, restart policy), in
 // a fixed order. Values are never named: they may be secrets.
 func LiveChanges(old, new messages.ServerSpec) []string {
-	return changedFields(&old, &new, Live)
+	return changedFields(&old, &new, EffectLive)
 }
 
 // appendList appends a count-prefixed list of strings.

@@ -32,11 +32,11 @@ func TestServerFields_CoverEverySpecField(t *testing.T) {
 		switch {
 		case f.equal == nil:
 			t.Errorf("%s: no equal", f.spec)
-		case (f.hash != nil) != (f.effect == Restart):
+		case (f.hash != nil) != (f.effect == EffectRestart):
 			t.Errorf("%s: effect %s, hash set %v: exactly the Restart fields are hashed", f.spec, f.effect, f.hash != nil)
 		case (f.parse != nil) != (f.key != "" && f.key != fieldType):
 			t.Errorf("%s: key %q, parse set %v: every key but type has a parse", f.spec, f.key, f.parse != nil)
-		case (f.key == "") != (f.effect == Identity):
+		case (f.key == "") != (f.effect == EffectIdentity):
 			t.Errorf("%s: key %q, effect %s: exactly the derived fields are identity", f.spec, f.key, f.effect)
 		case f.reads == 0 && f.key != "":
 			t.Errorf("%s: no transport reads it", f.spec)
@@ -57,8 +57,9 @@ func TestServerFields_CoverEverySpecField(t *testing.T) {
 
 // Fingerprint, ChangedFields, LiveChanges, SecretsOf and SameDesired all
 // follow the table: changing one field alone changes the fingerprint
-// exactly when its effect is Restart, is a live change exactly when it is
-// Live, and shows in the secrets exactly when the row has secrets.
+// exactly when its effect is EffectRestart, is a live change exactly when
+// it is EffectLive, and shows in the secrets exactly when the row has
+// secrets.
 func TestServerFields_DriveFingerprintLiveAndSecrets(t *testing.T) {
 	t.Parallel()
 	base := messages.ServerSpec{
@@ -74,13 +75,13 @@ func TestServerFields_DriveFingerprintLiveAndSecrets(t *testing.T) {
 			sample := "sample-" + strings.ToLower(f.spec)
 			setSample(t, reflect.ValueOf(&changed).Elem().FieldByName(f.spec), sample)
 
-			if got := Fingerprint(changed) != base.Fingerprint; got != (f.effect == Restart) {
+			if got := Fingerprint(changed) != base.Fingerprint; got != (f.effect == EffectRestart) {
 				t.Errorf("fingerprint changed: %v, want %v (effect %s)", got, !got, f.effect)
 			}
-			if got := slices.Contains(ChangedFields(base, changed), f.key); got != (f.effect == Restart) {
+			if got := slices.Contains(ChangedFields(base, changed), f.key); got != (f.effect == EffectRestart) {
 				t.Errorf("in ChangedFields: %v, want %v", got, !got)
 			}
-			if got := slices.Contains(LiveChanges(base, changed), f.key); got != (f.effect == Live) {
+			if got := slices.Contains(LiveChanges(base, changed), f.key); got != (f.effect == EffectLive) {
 				t.Errorf("in LiveChanges: %v, want %v", got, !got)
 			}
 			secret := slices.ContainsFunc(SecretsOf(changed), func(s string) bool { return strings.Contains(s, sample) })

@@ -15,7 +15,7 @@ import (
 const fingerprintVersion = "mcpvisor/fingerprint/v1"
 
 // Fingerprint returns a stable hash of the fields that shape a live
-// session (those whose effect is Restart in serverFields: transport,
+// session (those whose effect is EffectRestart in serverFields: transport,
 // command, args, env, cwd, url, headers and inheritEnv), all as expanded.
 // Two specs with the same fingerprint can share one session, so a changed
 // value behind ${VAR} changes the fingerprint (the session must restart to

@@ -101,11 +101,11 @@ func step(name string, a messages.Action, reason string) messages.PlanStep {
 	return messages.PlanStep{Server: name, Action: a, Reason: reason}
 }
 
-// ChangedFields names the session-affecting fields (effect Restart) that
+// ChangedFields names the session-affecting fields (EffectRestart) that
 // differ between two specs, in a fixed order. Values are never named: they
 // may be secrets.
 func ChangedFields(old, new messages.ServerSpec) []string {
-	out := changedFields(&old, &new, Restart)
+	out := changedFields(&old, &new, EffectRestart)
 	if len(out) == 0 {
 		// Same fields, different fingerprint: the fingerprint scheme changed.
 		out = append(out, "fingerprint")
