@@ -98,10 +98,17 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	a.reading = false
 	a.lastGood = m.lastGood
 	found := m.config
-	changed := a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid)
+	// The generation is the version of the desired state: a save that
+	// only moves text (white space, comments, key order) keeps it, and
+	// only refreshes the positions the reconciler shows.
+	changed := a.last == nil || !reconciler.SameDesired(*a.last, found)
+	moved := !changed && (!reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid))
 	committed := changed && a.inflightReal
+	refreshed := moved && a.inflightReal
 	if committed {
 		a.generation++
+	}
+	if committed || refreshed {
 		a.last = &found
 	}
 	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
@@ -111,7 +118,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	if a.inflightReal {
 		c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
 	}
-	a.answer(c, committed, &found)
+	a.answer(c, committed || refreshed, &found)
 	a.inflight = nil
 	if a.dirty || len(a.queued) > 0 {
 		a.startRead(c)
@@ -119,10 +126,11 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 }
 
 // answer sends the reconciler what this read means. A committed change
-// goes out once, carrying the first real resync it answers (so that
-// resync's plan shows the change); every other resync gets the current
-// state. A dry run is answered with what the read found, under the
-// generation it would get, and commits nothing.
+// (or moved positions, under the same generation) goes out once, carrying
+// the first real resync it answers (so that resync's plan shows the
+// change); every other resync gets the current state. A dry run is
+// answered with what the read found, under the generation it would get,
+// and commits nothing.
 func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.Config) {
 	var carried *messages.ResyncRequested
 	for _, r := range a.inflight {
@@ -139,7 +147,7 @@ func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.
 		case r == carried && committed:
 		case r.DryRun:
 			gen := a.generation
-			if a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid) {
+			if a.last == nil || !reconciler.SameDesired(*a.last, *found) {
 				gen++ // what it would be
 			}
 			c.Send(a.reconciler, a.desiredState(gen, found, r))

@@ -43,6 +43,10 @@ type Options struct {
 	// Environ is the base environment of stdio servers (the entry's env is
 	// added on top); default: os.Environ.
 	Environ func() []string
+	// InheritEnv is how much of Environ a stdio server inherits when its
+	// entry has no inheritEnv of its own; nil means all of it. See
+	// messages.EnvPolicy and reconciler.InheritedEnviron.
+	InheritEnv *messages.EnvPolicy
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -166,6 +170,17 @@ func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor
 		return e.redactor // shared: building a matcher per session costs tens of KiB
 	}
 	return e.redactor.With(own...)
+}
+
+// environFor is the environment a stdio server for spec starts with,
+// before its own env: Environ, filtered by the entry's inheritEnv or else
+// the Supervisor's default.
+func (e *environment) environFor(spec messages.ServerSpec) []string {
+	policy := spec.InheritEnv
+	if policy == nil {
+		policy = e.opts.InheritEnv
+	}
+	return reconciler.InheritedEnviron(e.opts.Environ(), policy)
 }
 
 // redactLines redacts each line; the result is never nil.

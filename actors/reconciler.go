@@ -268,6 +268,9 @@ func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec) {
 	old := s.spec
 	s.spec = spec
 	r.touch(spec.Name) // the source position or live settings may have moved
+	if live := reconciler.LiveChanges(old, spec); len(live) > 0 {
+		r.log.Info("live settings applied", zap.String("server", spec.Name), zap.Strings("fields", live))
+	}
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
 		r.publishTools(spec.Name, s, filterTools(s.tools, old))
 	}
@@ -451,7 +454,7 @@ func (r *reconcilerActor) changeFailed(c actor.Context, s *server, m *messages.S
 		r.fail(c, s, m)
 		return
 	}
-	s.warning = "new config failed, still serving the previous session: " + m.Error
+	s.warning = reconciler.BoundText("new config failed, still serving the previous session: " + m.Error)
 	s.stderrTail = m.StderrTail
 	r.log.Warn("changed server failed to start; previous session kept", zap.String("server", m.Server), zap.String("error", m.Error))
 	r.emit(&messages.ServerStateChanged{

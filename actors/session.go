@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -84,10 +86,14 @@ type (
 	// callTool is a tool call routed to this session. reply is buffered (1)
 	// and receives exactly one callResult.
 	callTool struct {
-		ctx   context.Context
-		tool  string
-		args  any
-		reply chan<- callResult
+		ctx  context.Context
+		tool string
+		args any
+		// timeout is the server's call timeout as the reconciler knows
+		// it now: a live field, which may have changed since the
+		// session was spawned. Zero means the session's own.
+		timeout time.Duration
+		reply   chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -160,10 +166,13 @@ func (s *sessionActor) Receive(c actor.Context) {
 func (s *sessionActor) start(c actor.Context) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	self, root := c.Self(), c.ActorSystem().Root
-	cn, err := dial(s.spec, s.env.opts.Dial, s.env.opts.Environ(), s.env.opts.StopGrace)
+	cn, err := dial(s.spec, s.env.opts.Dial, s.env.environFor(s.spec), s.env.opts.StopGrace)
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
+	}
+	if cn.stderr != nil {
+		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
 	s.conn = cn
 	s.env.work.Add(1)
@@ -239,9 +248,39 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 		return nil, nil, nil, errors.New("stopped while connecting")
 	case fired:
 		return nil, nil, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+	case closedByServer(err) && exited(cn):
+		return nil, nil, nil, handshakeExit(cn)
 	default:
 		return nil, nil, nil, fmt.Errorf("connect: %w", err)
 	}
+}
+
+// closedByServer reports whether a handshake failed because the server's
+// end of the connection closed (its stdout reached end of file), rather
+// than because the client gave up on it (garbage on stdout, a protocol
+// error), after which the process exits too. The go-sdk flattens the read
+// error into text ("client is closing: EOF"), so the text is checked as
+// well as the chain.
+func closedByServer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), "EOF")
+}
+
+// exited reports whether the server's process has been reaped. A failed
+// Connect closes the session, which waits for the process, so a server
+// that exited during the handshake has its exit status by now.
+func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil }
+
+// handshakeExit says that the server exited before the handshake was done,
+// with its exit status and its last stderr line: the first thing a user
+// needs to see when a server does not start (a script not found, an API
+// key missing). The SDK's own words for it ("client is closing: EOF") say
+// neither. The caller redacts the text.
+func handshakeExit(cn *conn) error {
+	msg := "server process exited during the MCP handshake: " + cn.cmd.ProcessState.String()
+	if tail := cn.stderrTail(); len(tail) > 0 {
+		msg += "; its last stderr line: " + tail[len(tail)-1]
+	}
+	return errors.New(msg)
 }
 
 // close ends a live session gracefully: close it (stdin closes, the
@@ -367,7 +406,10 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		m.reply <- callResult{err: ErrNotReady}
 		return
 	}
-	timeout := s.spec.CallTimeout
+	timeout := m.timeout
+	if timeout <= 0 {
+		timeout = s.spec.CallTimeout
+	}
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}

@@ -163,7 +163,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
 	}
 	reply := make(chan callResult, 1)
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, reply: reply})
+	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout, reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.
 	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")

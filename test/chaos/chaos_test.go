@@ -202,6 +202,7 @@ func (r *run) setup() {
 		urlPass:   r.secrets.newSecret(r.rng, "the URL password"),
 		urlPath:   r.secrets.newSecret(r.rng, "the URL path"),
 		urlQuery:  r.secrets.newSecret(r.rng, "the URL query value"),
+		argToken:  r.secrets.newSecret(r.rng, "a bearer token in args"),
 		runMarker: fmt.Sprintf("%d-%d", os.Getpid(), r.seed),
 	}
 	r.http = startHTTPServers(httpToken, r.env.urlPath, r.env.urlQuery)

@@ -44,12 +44,15 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.SetOutput(io.Stderr)
 	f.register(fs)
 	fs.StringVar(&f.transport, "transport", "stdio", "how MCP clients reach the gateway: stdio (launched by the client) or http (streamable HTTP at /mcp)")
-	fs.StringVar(&f.listen, "listen", defaultListen, "address for --transport http; loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
+	fs.StringVar(&f.listen, "listen", defaultListen, "address for HTTP (implies --transport http); loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("serve takes no arguments (got %q); pass config files with --config", fs.Args())
+	}
+	if err := listenImpliesHTTP(fs, &f); err != nil {
+		return f, err
 	}
 	switch f.transport {
 	case "stdio":
@@ -62,6 +65,23 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
 	return f, nil
+}
+
+// listenImpliesHTTP makes --listen alone mean --transport http: an
+// address only makes sense for HTTP, and serving stdio instead would leave
+// whoever asked for the address waiting on a port nobody listens on.
+// --listen with an explicit --transport stdio is a contradiction.
+func listenImpliesHTTP(fs *flag.FlagSet, f *serveFlags) error {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	switch {
+	case !set["listen"]:
+	case !set["transport"]:
+		f.transport = "http"
+	case f.transport == "stdio":
+		return errors.New("--listen is for --transport http: drop --listen to serve on stdio, or use --transport http")
+	}
+	return nil
 }
 
 // serveCommand runs the supervisor in-process and serves its fleet's tools

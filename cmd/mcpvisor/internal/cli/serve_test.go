@@ -36,7 +36,10 @@ func TestServeFlags(t *testing.T) {
 			wantTransport: "http", wantListen: "[::1]:0", wantConfigs: []string{"x.json", "y.json"}},
 		{name: "all interfaces", args: []string{"--transport", "http", "--listen", ":8931"}, lookup: noEnv, wantErr: "not loopback"},
 		{name: "public address", args: []string{"--transport", "http", "--listen", "0.0.0.0:8931"}, lookup: noEnv, wantErr: "not loopback"},
-		{name: "listen ignored for stdio", args: []string{"--listen", "0.0.0.0:8931"}, lookup: noEnv, wantTransport: "stdio", wantListen: "0.0.0.0:8931", wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
+		// --listen alone implies HTTP; it once served stdio silently.
+		{name: "listen implies http", args: []string{"--listen", "127.0.0.1:0"}, lookup: noEnv, wantTransport: "http", wantListen: "127.0.0.1:0", wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
+		{name: "implied http is checked", args: []string{"--listen", "0.0.0.0:8931"}, lookup: noEnv, wantErr: "not loopback"},
+		{name: "listen with stdio", args: []string{"--transport", "stdio", "--listen", "127.0.0.1:0"}, lookup: noEnv, wantErr: "--listen is for --transport http"},
 		{name: "unknown transport", args: []string{"--transport", "sse"}, lookup: noEnv, wantErr: `--transport "sse"`},
 		{name: "arguments", args: []string{"x.json"}, lookup: noEnv, wantErr: "serve takes no arguments"},
 	}
