@@ -153,6 +153,7 @@ func (f *Fleet) Step(in Input) []Effect {
 		f.now = in.Now
 		f.retryDue(in)
 	}
+	f.startQueued()
 	f.checkResyncs()
 	out := f.effects
 	f.effects = nil

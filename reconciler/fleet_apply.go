@@ -195,11 +195,17 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 	for _, inv := range invalid {
 		next[inv.Name] = inv
 		f.touch(inv.Name)
-		if _, was := f.invalid[inv.Name]; !was {
-			f.emit(&messages.ServerStateChanged{
-				Server: inv.Name, Generation: f.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,
-			})
+		if _, was := f.invalid[inv.Name]; was {
+			continue
 		}
+		if s := f.servers[inv.Name]; s != nil {
+			// Plan keeps its session: say why the config no longer counts.
+			f.transition(s, s.state, "entry invalid, keeping the last valid session: "+inv.Reason, nil)
+			continue
+		}
+		f.emit(&messages.ServerStateChanged{
+			Server: inv.Name, Generation: f.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,
+		})
 	}
 	f.invalid = next
 }

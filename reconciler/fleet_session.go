@@ -30,13 +30,18 @@ func (f *Fleet) spawn(spec messages.ServerSpec) *fleetSession {
 	return ref
 }
 
-// releaseSlot frees ref's connect slot and starts queued servers.
+// releaseSlot frees ref's connect slot; queued servers take it at the
+// end of the step (startQueued), after the step's own events.
 func (f *Fleet) releaseSlot(ref *fleetSession) {
 	if ref == nil || !ref.connecting {
 		return
 	}
 	ref.connecting = false
 	f.connecting--
+}
+
+// startQueued starts queued servers while connect slots are free.
+func (f *Fleet) startQueued() {
 	for len(f.queue) > 0 && (f.opts.MaxConnects <= 0 || f.connecting < f.opts.MaxConnects) {
 		name := f.queue[0]
 		f.queue = f.queue[1:]
@@ -187,7 +192,12 @@ func (f *Fleet) retryDue(m RetryDue) {
 		return // cancelled meanwhile
 	}
 	s.retryArmed = false
-	if s.state != messages.StateFailed || s.next != nil {
+	if s.state != messages.StateFailed {
+		return
+	}
+	if s.next != nil {
+		s.nextRetry = time.Time{}
+		f.touch(m.Server)
 		return // a changed spec is already being started: its outcome decides
 	}
 	f.launch(s, "retry after backoff")
