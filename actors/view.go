@@ -99,7 +99,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout
 	}
-	if ls := r.sessions[fr.Status.Session]; ls != nil && fr.Status.Session != 0 {
+	if ls := r.sessions[fr.Status.Session]; ls != nil {
 		row.session = ls.pid
 		if fr.Ready {
 			row.stderr = ls.stderr
