@@ -140,11 +140,30 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.CancelRetry:
 			r.cancelRetry(e.Server)
 		case reconciler.Publish:
+			r.logEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)
 		case reconciler.Reply:
 			r.replies = append(r.replies, e)
 		}
 	}
+}
+
+// logEvent logs every server state change (operators follow these lines;
+// the error is redacted already).
+func (r *reconcilerActor) logEvent(ev messages.Event) {
+	sc, ok := ev.(*messages.ServerStateChanged)
+	if !ok {
+		return
+	}
+	fields := []zap.Field{zap.String("server", sc.Server), zap.String("from", string(sc.From)), zap.String("to", string(sc.To)), zap.String("reason", sc.Reason)}
+	if sc.Error != "" {
+		fields = append(fields, zap.String("error", sc.Error))
+	}
+	if sc.From == sc.To && sc.Error != "" {
+		r.log.Warn("changed server failed to start; previous session kept", fields...)
+		return
+	}
+	r.log.Info("server state", fields...)
 }
 
 // flush swaps the fleet view, then publishes the queued events in order
