@@ -193,7 +193,11 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 	// Registered before the request leaves: the config actor's answer
 	// reaches the reconciler after this.
 	s.sys.Root.Send(s.pids.Reconciler, &awaitResync{id: id, reply: replies})
-	defer s.sys.Root.Send(s.pids.Reconciler, &forgetResync{id: id})
+	defer func() {
+		if !s.isClosed() {
+			s.sys.Root.Send(s.pids.Reconciler, &forgetResync{id: id})
+		}
+	}()
 	s.sys.Root.Send(s.pids.Config, &messages.ResyncRequested{ID: id, DryRun: dryRun})
 	var planned *messages.ResyncPlanned
 	for {
