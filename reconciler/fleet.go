@@ -26,7 +26,8 @@ import (
 //	                                          live settings (tool filters, call timeout) apply at once
 //	D and L, fingerprint differs, L ready     restart make-before-break: L serves until the new session
 //	                                          is ready; if the new one fails, L keeps serving with a
-//	                                          warning; if L dies meanwhile, the new one decides
+//	                                          warning (L's retries run L's spec: the warning stays until
+//	                                          a change succeeds); if L dies meanwhile, the new one decides
 //	D and L, fingerprint differs, L not ready restart: stop L, start D
 //	D equals L again while a change failed    keep L, the warning is cleared
 //	D and L, same fingerprint, L failed       retry when its backoff timer fires, or at once on resync
@@ -94,13 +95,26 @@ type fleetServer struct {
 	attempt, restarts int
 	everReady         bool        // a later ready session is a restart
 	failures          []time.Time // inside the crash-loop window
-	lastErr, warning  string
-	stderrTail        []string
-	nextRetry         time.Time
-	retryArmed        bool
-	retryToken        uint64
+	lastErr           string
+	// changeErr is why the last changed spec failed while the previous
+	// session kept serving; warning shows it while that session (or a
+	// retry of its spec) serves.
+	changeErr  string
+	stderrTail []string
+	nextRetry  time.Time
+	retryArmed bool
+	retryToken uint64
 
 	tools []messages.Tool // as listed by cur, before filtering
+}
+
+// warning is what status says about a change that failed while the
+// previous spec serves on.
+func (s *fleetServer) warning() string {
+	if s.changeErr == "" || s.state != messages.StateReady {
+		return ""
+	}
+	return "new config failed, still serving the previous session: " + s.changeErr
 }
 
 type fleetSession struct {

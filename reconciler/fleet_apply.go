@@ -92,10 +92,10 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
 		f.publishTools(s, filterTools(s.tools, old))
 	}
-	if s.warning != "" {
+	if s.changeErr != "" {
 		// The config is back to what the serving session runs: the change
 		// that failed is no longer wanted, and neither is its warning.
-		s.warning = ""
+		s.changeErr = ""
 		f.transition(s, s.state, "config matches the serving session again", nil)
 	}
 }
@@ -118,7 +118,7 @@ func (f *Fleet) restart(s *fleetServer, spec messages.ServerSpec, reason string)
 		// ready; if the new one fails, the old one keeps serving.
 		s.next = f.spawn(spec)
 		s.next.reason = "restarted, " + reason
-		s.warning = ""
+		s.changeErr = ""
 		f.touch(spec.Name)
 		return true
 	}
@@ -126,7 +126,7 @@ func (f *Fleet) restart(s *fleetServer, spec messages.ServerSpec, reason string)
 	s.next = nil
 	f.stopSession(s.cur)
 	s.cur = nil
-	s.spec = spec
+	s.spec, s.changeErr = spec, ""
 	f.resetFailures(s)
 	f.launch(s, reason)
 	return true

@@ -104,8 +104,8 @@ func (f *Fleet) completeResync(p *pendingResync) {
 		o := messages.ServerOutcome{Server: name, State: messages.StateStopped}
 		if s := f.servers[name]; s != nil {
 			o.State, o.Error = s.state, s.lastErr
-			if s.warning != "" {
-				o.Error = s.warning
+			if w := s.warning(); w != "" {
+				o.Error = w
 			}
 		}
 		outcomes = append(outcomes, o)

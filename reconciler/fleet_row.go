@@ -27,7 +27,7 @@ func (f *Fleet) Row(name string) (Row, bool) {
 	if s, ok := f.servers[name]; ok {
 		row := Row{Status: messages.ServerStatus{
 			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
-			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning, NextRetry: s.nextRetry,
+			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning(), NextRetry: s.nextRetry,
 			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
 		}, CallTimeout: s.spec.CallTimeout}
 		if s.cur != nil {

@@ -87,7 +87,7 @@ func (f *Fleet) sessionReady(m SessionReady) {
 		f.releaseSlot(s.next)
 		old := s.cur
 		s.cur, s.next = s.next, nil
-		s.spec = s.cur.spec
+		s.spec, s.changeErr = s.cur.spec, ""
 		f.stopSession(old)
 	case s.cur != nil && s.cur.id == m.Session && !s.cur.stopping:
 		f.releaseSlot(s.cur)
@@ -100,7 +100,7 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	s.everReady = true
 	f.cancelRetry(s) // the old session died while this one connected: its retry is moot
 	s.cur.ready, s.cur.pid = true, m.PID
-	s.attempt, s.lastErr, s.warning, s.stderrTail = 0, "", "", nil
+	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
 	s.tools = m.Tools
 	reason := "connected"
 	if s.cur.reason != "" {
@@ -147,11 +147,11 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 	spec := s.next.spec
 	s.next = nil
 	if s.cur == nil {
-		s.spec = spec
+		s.spec, s.changeErr = spec, ""
 		f.fail(s, m, jitter, nil)
 		return
 	}
-	s.warning = "new config failed, still serving the previous session: " + m.Error
+	s.changeErr = m.Error
 	s.stderrTail = slices.Clone(m.StderrTail)
 	f.transition(s, s.state, "new config failed; previous session kept", func(ev *messages.ServerStateChanged) {
 		ev.Error, ev.StderrTail = m.Error, m.StderrTail
@@ -163,7 +163,7 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 // the restart policy or the crash-loop budget says otherwise.
 func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, prev []messages.Tool) {
 	s.attempt++
-	s.lastErr, s.warning, s.stderrTail = m.Error, "", slices.Clone(m.StderrTail)
+	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
 	var loop bool
 	loop, s.failures = f.opts.CrashLoop.Exceeded(append(s.failures, f.now), f.now)
 	s.tools = nil
