@@ -37,7 +37,7 @@ type reconcilerActor struct {
 	sessions map[uint64]*liveSession
 	byActor  map[string]uint64
 	crashed  map[string]string
-	timers   map[string]*quartz.Timer // armed retry timers by server
+	timers   map[string]retryTimer // armed retry timers by server
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
 
@@ -53,6 +53,11 @@ type liveSession struct {
 	spec   messages.ServerSpec
 	pid    *actor.PID
 	stderr func() []string
+}
+
+type retryTimer struct {
+	timer *quartz.Timer
+	token uint64
 }
 
 // Messages private to the reconciler actor.
@@ -85,7 +90,7 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 			sessions: map[uint64]*liveSession{},
 			byActor:  map[string]uint64{},
 			crashed:  map[string]string{},
-			timers:   map[string]*quartz.Timer{},
+			timers:   map[string]retryTimer{},
 			waiters:  map[string]chan<- messages.Event{},
 		}
 	})
@@ -215,18 +220,21 @@ func (r *reconcilerActor) armRetry(c actor.Context, e reconciler.ArmRetry) {
 	r.cancelRetry(e.Server)
 	self, root := c.Self(), c.ActorSystem().Root
 	due := &retryDue{server: e.Server, token: e.Token}
-	r.timers[e.Server] = r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "backoff")
+	t := r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "backoff")
+	r.timers[e.Server] = retryTimer{timer: t, token: e.Token}
 }
 
 func (r *reconcilerActor) cancelRetry(server string) {
-	if t := r.timers[server]; t != nil {
-		t.Stop("reconciler", "backoff")
+	if t, ok := r.timers[server]; ok {
+		t.timer.Stop("reconciler", "backoff")
 		delete(r.timers, server)
 	}
 }
 
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
-	delete(r.timers, m.server) // fired; a stale fire finds a newer timer's token wrong, and the fleet drops it
+	if t, ok := r.timers[m.server]; ok && t.token == m.token {
+		delete(r.timers, m.server) // fired; a stale fire leaves a newer timer armed
+	}
 	r.step(c, reconciler.RetryDue{Now: r.now(), Server: m.server, Token: m.token})
 }
 
