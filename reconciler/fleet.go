@@ -30,6 +30,8 @@ import (
 //	                                          a change succeeds); if L dies meanwhile, the new one decides
 //	D and L, fingerprint differs, L not ready restart: stop L, start D
 //	D equals L again while a change failed    keep L, the warning is cleared
+//	D equals L again while the new one        stop the new one, keep L
+//	connects (a change reverted)
 //	D and L, same fingerprint, L failed       retry when its backoff timer fires, or at once on resync
 //	                                          (a resync resets the backoff and the crash-loop budget)
 //	L failed CrashLoop.Failures times         no more timers: waiting for a resync or a config change
@@ -37,10 +39,12 @@ import (
 //	entry invalid in config                   report invalid, start nothing (a live L keeps serving);
 //	                                          siblings are unaffected
 //	entry disabled                            report disabled, start nothing
+//	file unparsable                           (upstream: Load keeps the servers last parsed from it)
 //
 // Plan computes the action for each name; Fleet carries it out. At most
 // MaxConnects sessions connect at once; the others wait in order as
-// pending. A resync completes (ResyncCompleted) once every server it
+// pending (a make-before-break candidate is never queued: its server is
+// serving meanwhile). A resync completes (ResyncCompleted) once every server it
 // started or retried has settled: ready, failed, stopped, or serving with
 // a warning.
 type Fleet struct {
