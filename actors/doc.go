@@ -5,10 +5,11 @@
 // # Actors
 //
 //	root        parent of the others; stopping it stops everything
-//	reconciler  single writer of "what should run": plans each desired
-//	            state, spawns and stops session actors (its children),
-//	            retries failed servers, publishes server events and the
-//	            read-only fleet view
+//	reconciler  the shell around reconciler.Fleet, the single writer of
+//	            "what should run": turns messages into fleet inputs and
+//	            carries out the effects (spawns and stops session actors,
+//	            its children, which it never restarts; arms retry timers;
+//	            swaps the read-only fleet view, then publishes and replies)
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher; its callbacks become FileChanged

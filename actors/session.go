@@ -158,8 +158,7 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
-		s.stopProbe()
-		s.cancel()
+		s.stopping()
 	}
 }
 
@@ -178,6 +177,14 @@ func (s *sessionActor) start(c actor.Context) {
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
+		defer func() {
+			// A panic here (a custom transport's Connect, say) would take
+			// the whole process down: it is this session's failure instead.
+			if p := recover(); p != nil {
+				cn.signalGroup(syscall.SIGKILL)
+				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
+			}
+		}()
 		s.lifeline(s.ctx, self, root, cn)
 	}()
 }
@@ -355,6 +362,16 @@ func (s *sessionActor) stop(c actor.Context) {
 	s.cancel()
 	if s.ended {
 		s.finish(c)
+	}
+}
+
+// stopping runs when the actor stops, whatever the reason (the reconciler
+// stopping, or this actor having panicked: it is never restarted). The
+// lifeline, if any, closes the session and kills the process group.
+func (s *sessionActor) stopping() {
+	s.stopProbe()
+	if s.cancel != nil {
+		s.cancel()
 	}
 }
 

@@ -188,16 +188,17 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 	if s.isClosed() {
 		return nil, nil, ErrClosed
 	}
-	replies := make(chan any, 2)
-	inbox := s.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		switch m := c.Message().(type) {
-		case *messages.ResyncPlanned, *messages.ResyncCompleted:
-			replies <- m
+	id := fmt.Sprintf("resync-%d", s.resyncs.Add(1))
+	replies := make(chan messages.Event, 2)
+	// Registered before the request leaves: the config actor's answer
+	// reaches the reconciler after this.
+	s.sys.Root.Send(s.pids.Reconciler, &awaitResync{id: id, reply: replies})
+	defer func() {
+		if !s.isClosed() {
+			s.sys.Root.Send(s.pids.Reconciler, &forgetResync{id: id})
 		}
-	}))
-	defer s.sys.Root.Stop(inbox)
-	req := &messages.ResyncRequested{ID: fmt.Sprintf("resync-%d", s.resyncs.Add(1)), DryRun: dryRun, ReplyTo: inbox}
-	s.sys.Root.Send(s.pids.Config, req)
+	}()
+	s.sys.Root.Send(s.pids.Config, &messages.ResyncRequested{ID: id, DryRun: dryRun})
 	var planned *messages.ResyncPlanned
 	for {
 		select {
