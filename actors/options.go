@@ -43,6 +43,10 @@ type Options struct {
 	// Environ is the base environment of stdio servers (the entry's env is
 	// added on top); default: os.Environ.
 	Environ func() []string
+	// Secrets are more values to redact wherever an environment value
+	// would be (errors, stderr tails, events, logs): the HTTP API's or the
+	// gateway's token, which is in no server's environment.
+	Secrets []string
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
