@@ -80,6 +80,7 @@ type fleetEnv struct {
 	urlPath   string // secret: URL path segment
 	urlQuery  string // secret: URL query value
 	runMarker string // CHAOS_RUN value of every process of this run
+	tokenFile string // holds the API token (secret), which wrapped servers print on stderr
 }
 
 // Variables the config refers to, as LookupEnv answers them.
@@ -103,7 +104,7 @@ func (e entry) render(name string, env *fleetEnv) map[string]any {
 		m["url"] = fmt.Sprintf("http://chaos:%s@%s/mcp/%s?token=%s", env.urlPass, addr, env.urlPath, env.urlQuery)
 		m["headers"] = map[string]string{"Authorization": "Bearer ${" + varHTTPToken + "}", "X-Chaos-Key": e.Secret}
 	case kindWrapped:
-		script := fmt.Sprintf("sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d", env.pidFile, env.bin, name, e.Variant)
+		script := fmt.Sprintf("cat %s >&2; sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d", env.tokenFile, env.pidFile, env.bin, name, e.Variant)
 		m["command"] = "/bin/sh"
 		m["args"] = []string{"-c", script}
 	default:
