@@ -60,6 +60,9 @@ type Options struct {
 	// not set their own (30s, 60s). StopGrace is how long a stopping server
 	// gets before its process group is signalled (5s).
 	ConnectTimeout, CallTimeout, StopGrace time.Duration
+	// ListTimeout bounds a re-list of a server's tools after it announced
+	// list_changed (30s); the first list is part of the connect.
+	ListTimeout time.Duration
 	// ProbeInterval is how often a ready session is pinged (30s; negative
 	// disables probing); ProbeTimeout bounds one ping (10s); ProbeFailures
 	// misses in a row fail the server (2).
@@ -104,6 +107,7 @@ func (o Options) withDefaults() Options {
 	defaultDuration(&o.MaxWait, 2*time.Second)
 	defaultDuration(&o.ConnectTimeout, 30*time.Second)
 	defaultDuration(&o.CallTimeout, 60*time.Second)
+	defaultDuration(&o.ListTimeout, 30*time.Second)
 	defaultDuration(&o.StopGrace, 5*time.Second)
 	if o.ProbeInterval == 0 {
 		o.ProbeInterval = 30 * time.Second
