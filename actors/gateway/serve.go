@@ -168,8 +168,12 @@ func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
 		}
 		if !opts.NoAuth && !token.Authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
-			http.Error(w, "missing or wrong bearer token: send Authorization: Bearer TOKEN with the gateway's token "+
-				"(its token file, by default ~/.local/state/mcpvisor/token)", http.StatusUnauthorized)
+			msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the gateway's token " +
+				"(its token file, by default ~/.local/state/mcpvisor/token)"
+			if !token.Set() {
+				msg = "this gateway was started without a token, so it serves nobody: give it one (HTTPOptions.Token), or set HTTPOptions.NoAuth"
+			}
+			http.Error(w, msg, http.StatusUnauthorized)
 			return
 		}
 		if !readBody(w, r, opts) {
