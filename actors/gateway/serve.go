@@ -125,6 +125,13 @@ type HTTPOptions struct {
 	BodyTimeout time.Duration
 }
 
+// CheckOrigins says whether Handler would accept origins as
+// HTTPOptions.AllowOrigins.
+func CheckOrigins(origins []string) error {
+	_, err := httpguard.NewOrigins(origins)
+	return err
+}
+
 // MaxBodyBytes bounds a request body: the go-sdk's own default.
 const MaxBodyBytes = 4 << 20
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -105,7 +104,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 			token, err = serverToken(f.tokenFile, func(k string) (string, bool) { return lookupEnv(io, k) })
 		}
 		if err == nil {
-			err = httpapi.CheckOrigins(f.allowOrigins)
+			err = gateway.CheckOrigins(f.allowOrigins)
 		}
 		if err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
