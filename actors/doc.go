@@ -27,7 +27,7 @@
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close; each tool call, each tools/list and each health probe runs
 //     on its own goroutine; the config actor reads files on a goroutine;
-//     timers (connect, call, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process

@@ -47,6 +47,10 @@ type Options struct {
 	// entry has no inheritEnv of its own; nil means all of it. See
 	// messages.EnvPolicy and reconciler.InheritedEnviron.
 	InheritEnv *messages.EnvPolicy
+	// Secrets are more values to redact wherever an environment value
+	// would be (errors, stderr tails, events, logs): the HTTP API's or the
+	// gateway's token, which is in no server's environment.
+	Secrets []string
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -60,6 +64,9 @@ type Options struct {
 	// not set their own (30s, 60s). StopGrace is how long a stopping server
 	// gets before its process group is signalled (5s).
 	ConnectTimeout, CallTimeout, StopGrace time.Duration
+	// ListTimeout bounds a re-list of a server's tools after it announced
+	// list_changed (30s); the first list is part of the connect.
+	ListTimeout time.Duration
 	// ProbeInterval is how often a ready session is pinged (30s; negative
 	// disables probing); ProbeTimeout bounds one ping (10s); ProbeFailures
 	// misses in a row fail the server (2).
@@ -104,6 +111,7 @@ func (o Options) withDefaults() Options {
 	defaultDuration(&o.MaxWait, 2*time.Second)
 	defaultDuration(&o.ConnectTimeout, 30*time.Second)
 	defaultDuration(&o.CallTimeout, 60*time.Second)
+	defaultDuration(&o.ListTimeout, 30*time.Second)
 	defaultDuration(&o.StopGrace, 5*time.Second)
 	if o.ProbeInterval == 0 {
 		o.ProbeInterval = 30 * time.Second

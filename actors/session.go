@@ -395,11 +395,18 @@ func (s *sessionActor) relist(c actor.Context) {
 		return
 	}
 	s.listN++
-	n, self, root, ctx := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
+	n, self, root, stop := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
+	timeout, clock := s.env.opts.ListTimeout, s.env.clock
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
+		ctx, cancel := context.WithCancel(stop)
+		defer cancel()
+		timer := clock.AfterFunc(timeout, cancel, "session", "list")
 		tools, err := listTools(ctx, s.spec.Name, cs)
+		if !timer.Stop() && err != nil && stop.Err() == nil {
+			err = fmt.Errorf("tools/list: no complete answer within %s (list timeout): %w", timeout, err)
+		}
 		root.Send(self, &toolsListed{n: n, tools: tools, err: err})
 	}()
 }
@@ -408,11 +415,32 @@ func (s *sessionActor) toolsListed(c actor.Context, m *toolsListed) {
 	if m.n != s.listN || s.cs == nil {
 		return // a newer list is on its way, or the session is gone
 	}
+	if errors.Is(m.err, errListUnbounded) {
+		s.listFailed(c, m.err)
+		return
+	}
 	if m.err != nil {
 		s.log.Warn("list tools after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
 		return
 	}
 	c.Send(c.Parent(), &sessionTools{server: s.spec.Name, id: s.id, tools: m.tools})
+}
+
+// listFailed fails the server over a listing that had to be cut: its
+// catalog cannot be trusted. The lifeline then closes the connection (and
+// its process group) as for a stop.
+func (s *sessionActor) listFailed(c actor.Context, err error) {
+	s.stopProbe()
+	s.cs = nil
+	s.failed = true
+	c.Send(c.Parent(), &messages.ServerFailed{
+		Server:     s.spec.Name,
+		Session:    s.id,
+		Error:      s.redactor.Redact(err.Error()),
+		ExitCode:   -1,
+		StderrTail: redactLines(s.redactor, s.stderr()),
+	})
+	s.cancel()
 }
 
 // call dispatches one tool call to a goroutine: the mailbox is never a

@@ -64,7 +64,7 @@ func Start(opts Options) (*Supervisor, error) {
 		log:        opts.Logger,
 		journal:    newJournal(s.sys, opts.Clock, opts.JournalSize),
 		readConfig: ReadConfigFiles,
-		redactor:   reconciler.NewRedactor(inheritedSecrets(opts.Environ())...),
+		redactor:   reconciler.NewRedactor(append(inheritedSecrets(opts.Environ()), opts.Secrets...)...),
 	}
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {

@@ -81,6 +81,7 @@ type fleetEnv struct {
 	urlQuery  string // secret: URL query value
 	argToken  string // secret: a bearer token written literally in args
 	runMarker string // CHAOS_RUN value of every process of this run
+	tokenFile string // holds the API token (secret), which wrapped servers print on stderr
 }
 
 // Variables the config refers to, as LookupEnv answers them.
@@ -106,8 +107,8 @@ func (e entry) render(name string, env *fleetEnv) map[string]any {
 	case kindWrapped:
 		// The script holds a credential in the clear, as a curl-style
 		// wrapper would, and prints it to stderr.
-		script := fmt.Sprintf("echo 'calling with Authorization: Bearer %s' >&2; sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d",
-			env.argToken, env.pidFile, env.bin, name, e.Variant)
+		script := fmt.Sprintf("echo 'calling with Authorization: Bearer %s' >&2; cat %s >&2; sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d",
+			env.argToken, env.tokenFile, env.pidFile, env.bin, name, e.Variant)
 		m["command"] = "/bin/sh"
 		m["args"] = []string{"-c", script}
 	default:
