@@ -24,6 +24,7 @@ type configActor struct {
 	env        *environment
 	reconciler *actor.PID
 	paths      []string
+	trust      trustSetup
 	log        *zap.Logger
 
 	reading  bool
@@ -48,7 +49,7 @@ type configRead struct {
 
 func newConfigProps(env *environment, reconcilerPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, log: env.log.Named("config")}
+		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, trust: newTrustSetup(env.opts), log: env.log.Named("config")}
 	})
 }
 
@@ -84,12 +85,15 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflight, a.queued = a.queued, nil
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
-	paths, lastGood := a.paths, a.lastGood
+	paths, lastGood, trust := a.paths, a.lastGood, a.trust
 	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home}
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
+		policy, trustDiags := trust.policy()
+		opts.Trust = policy
 		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
+		cfg.Diagnostics = append(trustDiags, cfg.Diagnostics...)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
 }

@@ -549,9 +549,9 @@ func (r *reconcilerActor) applyInvalid(invalid []messages.InvalidServer) {
 	for _, inv := range invalid {
 		next[inv.Name] = inv
 		r.touch(inv.Name)
-		if _, was := r.invalid[inv.Name]; !was {
+		if was, ok := r.invalid[inv.Name]; !ok || was.EntryState() != inv.EntryState() {
 			r.emit(&messages.ServerStateChanged{
-				Server: inv.Name, Generation: r.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,
+				Server: inv.Name, Generation: r.generation, From: messages.StateStopped, To: inv.EntryState(), Reason: inv.Reason,
 			})
 		}
 	}

@@ -125,7 +125,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	}
 	if inv, ok := r.invalid[name]; ok {
 		return &serverRow{status: messages.ServerStatus{
-			Name: name, State: messages.StateInvalid, LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
+			Name: name, State: inv.EntryState(), LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
 		}}
 	}
 	if d, ok := r.disabled[name]; ok {

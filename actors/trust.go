@@ -1,0 +1,62 @@
+package actors
+
+import (
+	"fmt"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// trustSetup is what the config actor needs to apply trust: the resolved
+// paths that need approval and the store that holds the approvals.
+type trustSetup struct {
+	needApproval map[string]bool
+	store        string // absolute; "" when there is none
+}
+
+func newTrustSetup(opts Options) trustSetup {
+	var t trustSetup
+	if len(opts.ApprovalRequired) == 0 {
+		return t
+	}
+	t.needApproval = make(map[string]bool, len(opts.ApprovalRequired))
+	for _, p := range reconciler.ResolvePaths(opts.ApprovalRequired, opts.WorkDir, opts.Home) {
+		t.needApproval[p] = true
+	}
+	if opts.TrustFile != "" {
+		t.store = reconciler.ResolvePaths([]string{opts.TrustFile}, opts.WorkDir, opts.Home)[0]
+	}
+	return t
+}
+
+// policy reads the approvals, which is I/O: it runs on the config actor's
+// read goroutine, never in Receive. nil means every file is trusted. A
+// store that cannot be used approves nothing and is an error diagnostic.
+func (t trustSetup) policy() (*reconciler.TrustPolicy, []messages.Diagnostic) {
+	if t.needApproval == nil {
+		return nil, nil
+	}
+	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval}
+	if t.store == "" {
+		return p, nil
+	}
+	approvals, err := ReadApprovals(t.store)
+	if err != nil {
+		return p, []messages.Diagnostic{{
+			Position: messages.Position{Path: t.store, Line: 1, Column: 1},
+			Severity: messages.SeverityError,
+			Message:  fmt.Sprintf("cannot use the trust store: %v; no project file is approved until it is fixed or removed", err),
+		}}
+	}
+	p.Approvals = approvals
+	return p, nil
+}
+
+// watched are the paths the watcher follows: the config files and the
+// trust store.
+func (t trustSetup) watched(paths []string) []string {
+	if t.store == "" {
+		return paths
+	}
+	return append(paths[:len(paths):len(paths)], t.store)
+}
