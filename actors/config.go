@@ -110,6 +110,9 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	}
 	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
 		zap.Bool("committed", committed), zap.Int("servers", len(found.Servers)), zap.Int("diagnostics", len(found.Diagnostics)))
+	if committed {
+		warnUntrusted(a.log, found.Invalid)
+	}
 	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
 	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
 	if a.inflightReal {

@@ -2,6 +2,10 @@ package actors
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+
+	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -59,4 +63,20 @@ func (t trustSetup) watched(paths []string) []string {
 		return paths
 	}
 	return append(paths[:len(paths):len(paths)], t.store)
+}
+
+// warnUntrusted logs each project file whose servers are held back, with
+// the command that approves it. It is a warning because `serve`, launched
+// by an editor, shows nothing else: the log is where its user looks.
+func warnUntrusted(log *zap.Logger, invalid []messages.InvalidServer) {
+	held := map[string]int{}
+	for _, inv := range invalid {
+		if inv.EntryState() == messages.StateUntrusted {
+			held[inv.Source.Path]++
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(held)) {
+		log.Warn("project config file not approved: its servers do not run",
+			zap.String("file", path), zap.Int("servers", held[path]), zap.String("approve", reconciler.TrustHint(path)))
+	}
 }
