@@ -83,18 +83,27 @@ func (r *trustRig) trust(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// settled waits until the plan of the generation that made server
-// untrusted (after index from) is fully applied: any spawn of that plan
-// would have been announced before it.
-func settledUntrusted(t *testing.T, rec *testkit.Recorder, from int, server string) int {
+// settledUntrusted waits for the next plan to be applied after index from
+// (the config actor sends a desired state only when it changed, so this is
+// the plan of the next edit or approval) and fails unless each of servers
+// became untrusted in it. Any spawn of that plan is announced before it.
+func settledUntrusted(t *testing.T, rec *testkit.Recorder, from int, servers ...string) int {
 	t.Helper()
-	ctx := testContext(t)
-	i, ev := rec.WaitState(ctx, from, server, messages.StateUntrusted)
-	j, _ := rec.WaitFor(ctx, i, "plan applied", func(e messages.Event) bool {
-		pa, ok := e.(*messages.PlanApplied)
-		return ok && pa.Generation == ev.Generation
+	i, _ := rec.WaitFor(testContext(t), from, "plan applied", func(e messages.Event) bool {
+		_, ok := e.(*messages.PlanApplied)
+		return ok
 	})
-	return j
+	for _, s := range servers {
+		var untrusted bool
+		for _, e := range rec.Since(from)[:i-from] {
+			sc, ok := e.(*messages.ServerStateChanged)
+			untrusted = untrusted || ok && sc.Server == s && sc.To == messages.StateUntrusted
+		}
+		if !untrusted {
+			t.Fatalf("%s did not become untrusted in the plan:\n%s", s, rec.Dump())
+		}
+	}
+	return i + 1
 }
 
 // assertNeverStarted fails if any of servers ever left stopped for
@@ -141,9 +150,8 @@ func TestTrust_HostileProjectFileRunsNothing(t *testing.T) {
 	testkit.WriteConfig(t, r.user, map[string]testkit.Server{"github": testkit.Example(bin)})
 	sup, rec := r.start(t)
 
+	settledUntrusted(t, rec, 0, "pwn", "leak")
 	_, ready := rec.WaitState(ctx, 0, "github", messages.StateReady)
-	settledUntrusted(t, rec, 0, "pwn")
-	settledUntrusted(t, rec, 0, "leak")
 	assertNeverStarted(t, rec, "pwn", "leak")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a command of the unapproved file ran")
@@ -218,7 +226,7 @@ func TestTrust_ApprovalByHashKeepsUnchangedEntriesRunning(t *testing.T) {
 	r := newTrustRig(t)
 	testkit.WriteConfig(t, r.project, map[string]testkit.Server{"a": testkit.Example(bin), "b": testkit.Example(bin)})
 	sup, rec := r.start(t)
-	mark := settledUntrusted(t, rec, 0, "b")
+	mark := settledUntrusted(t, rec, 0, "a", "b")
 	assertNeverStarted(t, rec, "a", "b")
 
 	out := r.trust(t, "--yes", r.project)
@@ -228,9 +236,9 @@ func TestTrust_ApprovalByHashKeepsUnchangedEntriesRunning(t *testing.T) {
 	_, readyA := rec.WaitState(ctx, mark, "a", messages.StateReady)
 	rec.WaitState(ctx, mark, "b", messages.StateReady)
 
+	mark2 := rec.Len()
 	changedB := testkit.Example(bin, "--extra-tools", "1")
 	testkit.WriteConfig(t, r.project, map[string]testkit.Server{"a": testkit.Example(bin), "b": changedB})
-	mark2 := rec.Len()
 	i := settledUntrusted(t, rec, mark2, "b")
 	rec.WaitState(ctx, i, "b", messages.StateStopped)
 	if got := rec.StateChanges(mark2, "a"); len(got) != 0 {
