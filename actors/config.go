@@ -90,10 +90,8 @@ func (a *configActor) startRead(c actor.Context) {
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
-		policy, trustDiags := trust.policy()
-		opts.Trust = policy
+		opts.Trust = trust.policy()
 		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
-		cfg.Diagnostics = append(trustDiags, cfg.Diagnostics...)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
 }

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -35,25 +34,16 @@ func newTrustSetup(opts Options) trustSetup {
 
 // policy reads the approvals, which is I/O: it runs on the config actor's
 // read goroutine, never in Receive. nil means every file is trusted. A
-// store that cannot be used approves nothing and is an error diagnostic.
-func (t trustSetup) policy() (*reconciler.TrustPolicy, []messages.Diagnostic) {
+// store that cannot be used approves nothing (Load reports it).
+func (t trustSetup) policy() *reconciler.TrustPolicy {
 	if t.needApproval == nil {
-		return nil, nil
+		return nil
 	}
-	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval}
-	if t.store == "" {
-		return p, nil
+	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval, Store: t.store}
+	if t.store != "" {
+		p.Approvals, p.StoreErr = ReadApprovals(t.store)
 	}
-	approvals, err := ReadApprovals(t.store)
-	if err != nil {
-		return p, []messages.Diagnostic{{
-			Position: messages.Position{Path: t.store, Line: 1, Column: 1},
-			Severity: messages.SeverityError,
-			Message:  fmt.Sprintf("cannot use the trust store: %v; no project file is approved until it is fixed or removed", err),
-		}}
-	}
-	p.Approvals = approvals
-	return p, nil
+	return p
 }
 
 // watched are the paths the watcher follows: the config files and the

@@ -86,6 +86,7 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 		slices.SortFunc(cfg.Servers, byName)
 	}
 	slices.SortFunc(cfg.Invalid, func(a, b messages.InvalidServer) int { return strings.Compare(a.Name, b.Name) })
+	cfg.Diagnostics = append(cfg.Diagnostics, opts.Trust.storeDiagnostics()...)
 	sortDiagnostics(cfg.Diagnostics)
 	return cfg, nextGood
 }

@@ -33,6 +33,10 @@ type TrustPolicy struct {
 	NeedApproval map[string]bool
 	// Approvals are the user's approvals, as the store holds them.
 	Approvals Approvals
+	// Store is the store's path and StoreErr why it could not be used
+	// (then Approvals is empty: nothing is approved), which Load reports.
+	Store    string
+	StoreErr error
 }
 
 // Why an entry is not trusted.
@@ -130,6 +134,18 @@ func DecideTrust(files []FileContent, policy *TrustPolicy) []FileTrust {
 func ContentHash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// storeDiagnostics reports a trust store that could not be used.
+func (p *TrustPolicy) storeDiagnostics() []messages.Diagnostic {
+	if p == nil || p.StoreErr == nil {
+		return nil
+	}
+	return []messages.Diagnostic{{
+		Position: messages.Position{Path: p.Store, Line: 1, Column: 1},
+		Severity: messages.SeverityError,
+		Message:  "cannot use the trust store: " + oneLine(p.StoreErr.Error()) + "; no project file is approved until it is fixed or removed",
+	}}
 }
 
 func (p *TrustPolicy) needsApproval(path string) bool {

@@ -31,9 +31,9 @@ func checkCommand(args []string, io IO) int {
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	wd, home := workdirOr(*workdir), homeDir(lookup)
 	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
-	trust, trustDiags := checkTrustPolicy(wd, home, lookup)
+	trust := checkTrustPolicy(wd, home, lookup)
 	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust}, nil)
-	diags := append(trustDiags, cfg.Diagnostics...)
+	diags := cfg.Diagnostics
 	if diags == nil {
 		diags = []messages.Diagnostic{}
 	}

@@ -13,22 +13,13 @@ import (
 // checkTrustPolicy judges files as `run` without --config would: the
 // project files of workdir need approval, and the trust store says what
 // was approved. A store that cannot be used approves nothing.
-func checkTrustPolicy(workdir, home string, lookup func(string) (string, bool)) (*reconciler.TrustPolicy, []messages.Diagnostic) {
-	p := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}}
+func checkTrustPolicy(workdir, home string, lookup func(string) (string, bool)) *reconciler.TrustPolicy {
+	p := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}, Store: trustStorePath(lookup)}
 	for _, path := range projectPaths(slices.Concat(projectDefaults, userDefaults), workdir, home) {
 		p.NeedApproval[path] = true
 	}
-	store := trustStorePath(lookup)
-	approvals, err := actors.ReadApprovals(store)
-	if err != nil {
-		return p, []messages.Diagnostic{{
-			Position: messages.Position{Path: store, Line: 1, Column: 1},
-			Severity: messages.SeverityError,
-			Message:  fmt.Sprintf("cannot use the trust store: %v; no project file is approved until it is fixed or removed", err),
-		}}
-	}
-	p.Approvals = approvals
-	return p, nil
+	p.Approvals, p.StoreErr = actors.ReadApprovals(p.Store)
+	return p
 }
 
 // printUntrustedFiles ends check's report with one line per file whose
