@@ -358,6 +358,7 @@ func (r *reconcilerActor) stop(c actor.Context, name, reason string) {
 	if s.cur == nil {
 		r.transition(s, messages.StateStopped, reason)
 		delete(r.servers, name)
+		r.announceUntrusted(name)
 		return
 	}
 	r.stopSession(c, s.cur)
@@ -373,6 +374,7 @@ func (r *reconcilerActor) sessionStopped(c actor.Context, m *sessionStopped) {
 	if s.state == messages.StateStopping {
 		r.transitionWith(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.id })
 		delete(r.servers, m.server)
+		r.announceUntrusted(m.server)
 	}
 }
 
@@ -549,7 +551,7 @@ func (r *reconcilerActor) applyInvalid(invalid []messages.InvalidServer) {
 	for _, inv := range invalid {
 		next[inv.Name] = inv
 		r.touch(inv.Name)
-		if was, ok := r.invalid[inv.Name]; !ok || was.EntryState() != inv.EntryState() {
+		if was, ok := r.invalid[inv.Name]; (!ok || was.EntryState() != inv.EntryState()) && !r.stoppingForTrust(inv) {
 			r.emit(&messages.ServerStateChanged{
 				Server: inv.Name, Generation: r.generation, From: messages.StateStopped, To: inv.EntryState(), Reason: inv.Reason,
 			})

@@ -70,3 +70,21 @@ func warnUntrusted(log *zap.Logger, invalid []messages.InvalidServer) {
 			zap.String("file", path), zap.Int("servers", held[path]), zap.String("approve", reconciler.TrustHint(path)))
 	}
 }
+
+// stoppingForTrust reports that inv is untrusted while its server still
+// runs: the plan stops it, and its untrusted state is announced once it is
+// gone (announceUntrusted), so that the events read ready → stopping →
+// stopped → untrusted, in the order things happen.
+func (r *reconcilerActor) stoppingForTrust(inv messages.InvalidServer) bool {
+	return inv.EntryState() == messages.StateUntrusted && r.servers[inv.Name] != nil
+}
+
+// announceUntrusted publishes, once a server is gone, that its entry is
+// now untrusted, if it is.
+func (r *reconcilerActor) announceUntrusted(name string) {
+	if inv, ok := r.invalid[name]; ok && inv.EntryState() == messages.StateUntrusted {
+		r.emit(&messages.ServerStateChanged{
+			Server: name, Generation: r.generation, From: messages.StateStopped, To: messages.StateUntrusted, Reason: inv.Reason,
+		})
+	}
+}

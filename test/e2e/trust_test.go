@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -239,8 +241,18 @@ func TestTrust_ApprovalByHashKeepsUnchangedEntriesRunning(t *testing.T) {
 	mark2 := rec.Len()
 	changedB := testkit.Example(bin, "--extra-tools", "1")
 	testkit.WriteConfig(t, r.project, map[string]testkit.Server{"a": testkit.Example(bin), "b": changedB})
-	i := settledUntrusted(t, rec, mark2, "b")
-	rec.WaitState(ctx, i, "b", messages.StateStopped)
+	// The plan of the edit keeps a and stops b; b is shown untrusted once
+	// its process is gone.
+	i, ev := rec.WaitFor(ctx, mark2, "plan applied", func(e messages.Event) bool { _, ok := e.(*messages.PlanApplied); return ok })
+	wantSteps := []messages.PlanStep{
+		{Server: "a", Action: messages.ActionKeep, Reason: "unchanged"},
+		{Server: "b", Action: messages.ActionStop, Reason: "untrusted"},
+	}
+	if diff := cmp.Diff(wantSteps, ev.(*messages.PlanApplied).Steps); diff != "" {
+		t.Fatalf("plan of the edit (-want +got):\n%s", diff)
+	}
+	i, _ = rec.WaitState(ctx, i, "b", messages.StateStopped)
+	rec.WaitState(ctx, i, "b", messages.StateUntrusted)
 	if got := rec.StateChanges(mark2, "a"); len(got) != 0 {
 		t.Fatalf("a changed state: %v", got)
 	}
@@ -261,7 +273,8 @@ func TestTrust_ApprovalByHashKeepsUnchangedEntriesRunning(t *testing.T) {
 	mark4 := rec.Len()
 	r.trust(t, "--revoke", r.project)
 	for _, name := range []string{"a", "b"} {
-		rec.WaitState(ctx, mark4, name, messages.StateStopped)
+		i, _ := rec.WaitState(ctx, mark4, name, messages.StateStopped)
+		rec.WaitState(ctx, i, name, messages.StateUntrusted)
 		if st := serverStatus(t, sup, name); st.State != messages.StateUntrusted {
 			t.Fatalf("%s after revoke = %+v, want untrusted", name, st)
 		}
