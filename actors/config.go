@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"syscall"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
@@ -171,7 +172,10 @@ func ReadConfigFiles(paths []string) []reconciler.FileContent {
 
 func readConfigFile(path string) reconciler.FileContent {
 	fc := reconciler.FileContent{Path: path}
-	f, err := os.Open(path)
+	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
+	// cloned repository can hold) cannot hang the read or eat another
+	// reader's input: it is refused below as not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		fc.Missing = true
 		return fc
@@ -187,6 +191,8 @@ func readConfigFile(path string) reconciler.FileContent {
 		fc.ReadErr = err
 	case info.IsDir():
 		fc.ReadErr = errors.New("is a directory, not a config file")
+	case !info.Mode().IsRegular():
+		fc.ReadErr = errors.New("is not a regular file")
 	case info.Size() > reconciler.MaxConfigBytes:
 		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
 	default:
