@@ -5,7 +5,7 @@ import "errors"
 // Errors a tool call can fail with; callers branch on them with errors.Is
 // (the HTTP API maps each to a status code).
 var (
-	// ErrUnknownServer: no server of that name is configured.
+	// ErrUnknownServer: no configured server has that exposed prefix.
 	ErrUnknownServer = errors.New("unknown server")
 	// ErrUnknownTool: the server does not expose a tool of that name (it
 	// does not have it, or the allow and deny lists hide it).
@@ -20,6 +20,7 @@ var (
 	ErrCanceled = errors.New("tool call canceled")
 	// ErrClosed: the supervisor is closed.
 	ErrClosed = errors.New("supervisor closed")
-	// ErrBadToolName: a tool name that is not server__tool.
-	ErrBadToolName = errors.New("tool name must be server__tool")
+	// ErrBadToolName: a tool name that is not prefix__tool (and no server
+	// exposes tools by their own names).
+	ErrBadToolName = errors.New("tool name must be prefix__tool")
 )

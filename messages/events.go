@@ -64,7 +64,10 @@ type ServerStateChanged struct {
 
 // Tool is one tool of one server as mcpvisor exposes it.
 type Tool struct {
-	Server       string `json:"server"`
+	Server string `json:"server"`
+	// Prefix is the server's exposed prefix (see ServerSpec.Prefix): the
+	// tool is exposed as actors.QualifiedName(Prefix, Name).
+	Prefix       string `json:"prefix"`
 	Name         string `json:"name"`
 	Title        string `json:"title,omitempty"`
 	Description  string `json:"description,omitempty"`

@@ -58,6 +58,16 @@ type ServerSpec struct {
 	Restart    RestartPolicy `json:"restart,omitempty"`
 	AllowTools []string      `json:"allowTools,omitempty"`
 	DenyTools  []string      `json:"denyTools,omitempty"`
+	// PrefixOverride is the entry's own prefix field: the prefix its tools
+	// are exposed under instead of the derived one; "" exposes them by
+	// their own names. nil means the entry has none.
+	PrefixOverride *string `json:"prefixOverride,omitempty"`
+
+	// Prefix is what the server's tools are exposed under
+	// (prefix__tool), unique across the config: PrefixOverride when set,
+	// else derived from Name (see reconciler.DerivePrefix). "" exposes the
+	// tools by their own names.
+	Prefix string `json:"prefix"`
 
 	// Source is where the entry was declared (the position of its name).
 	Source Position `json:"source"`

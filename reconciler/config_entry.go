@@ -269,6 +269,18 @@ func (e *entryParser) url(v *hujson.Value) string {
 	return s
 }
 
+// prefix reads the prefix field: a string, "" included.
+func (e *entryParser) prefix(v *hujson.Value) *string {
+	s, ok := e.str(v, ref(fieldPrefix))
+	if !ok {
+		return nil
+	}
+	if msg := checkPrefix(s.value); msg != "" {
+		e.errorAt(v.StartOffset, msg)
+	}
+	return &s.value
+}
+
 // restartPolicy reads the restart field.
 func (e *entryParser) restartPolicy(v *hujson.Value) messages.RestartPolicy {
 	s, ok := e.str(v, ref(fieldRestart))

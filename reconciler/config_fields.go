@@ -26,6 +26,7 @@ const (
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
+	fieldPrefix         = "prefix"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -140,8 +141,24 @@ var serverFields = []serverField{
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
 	},
 
+	{
+		key: fieldPrefix, spec: "PrefixOverride", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.PrefixOverride = e.prefix(v) },
+		equal: func(a, b *messages.ServerSpec) bool {
+			return (a.PrefixOverride == nil) == (b.PrefixOverride == nil) &&
+				(a.PrefixOverride == nil || *a.PrefixOverride == *b.PrefixOverride)
+		},
+	},
+
 	// Fields no entry sets: they are derived from where and how the entry
 	// is declared.
+	{
+		// Derived from the name and the prefix field across the whole
+		// config (assignPrefixes); a change renames the exposed tools
+		// without a restart.
+		spec: "Prefix", effect: EffectIdentity,
+		equal: func(a, b *messages.ServerSpec) bool { return a.Prefix == b.Prefix },
+	},
 	{
 		spec: "Name", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Name == b.Name },

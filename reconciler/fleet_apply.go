@@ -89,7 +89,7 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	old := s.spec
 	s.spec = spec
 	f.touch(spec.Name) // the source position or live settings may have moved
-	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
+	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix {
 		f.publishTools(s, filterTools(s.tools, old))
 	}
 	if s.changeErr != "" {

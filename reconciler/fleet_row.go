@@ -17,6 +17,10 @@ type Row struct {
 	// the server is ready.
 	Tools []messages.Tool
 	Ready bool
+	// Named says Status.Prefix is the server's exposed prefix (maybe
+	// empty): the server has a spec, running or disabled. Invalid and
+	// untrusted entries have none.
+	Named bool
 	// CallTimeout is the server's own call timeout; zero means the default.
 	CallTimeout time.Duration
 }
@@ -26,10 +30,10 @@ type Row struct {
 func (f *Fleet) Row(name string) (Row, bool) {
 	if s, ok := f.servers[name]; ok {
 		row := Row{Status: messages.ServerStatus{
-			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
+			Name: name, Prefix: s.spec.Prefix, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
 			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning(), NextRetry: s.nextRetry,
 			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
-		}, CallTimeout: s.spec.CallTimeout}
+		}, CallTimeout: s.spec.CallTimeout, Named: true}
 		if s.cur != nil {
 			row.Status.Session, row.Status.PID = s.cur.id, s.cur.pid
 		}
@@ -46,8 +50,8 @@ func (f *Fleet) Row(name string) (Row, bool) {
 	}
 	if d, ok := f.disabled[name]; ok {
 		return Row{Status: messages.ServerStatus{
-			Name: name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
-		}}, true
+			Name: name, Prefix: d.Prefix, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
+		}, Named: true}, true
 	}
 	return Row{}, false
 }

@@ -1,5 +1,5 @@
 // Package gateway is mcpvisor's aggregating MCP server: one *mcp.Server
-// whose tools are the fleet's ready tools, named server__tool, kept in line
+// whose tools are the fleet's ready tools, named prefix__tool, kept in line
 // with the fleet as it changes, and whose calls are routed to the owning
 // session. `mcpvisor serve` runs it over stdio or streamable HTTP.
 //

@@ -19,7 +19,7 @@ import (
 type Source interface {
 	// Tools returns the exposed tools of every ready server.
 	Tools() []messages.Tool
-	// CallTool calls a tool by its server__tool name. Errors wrap the
+	// CallTool calls a tool by its exposed prefix__tool name. Errors wrap the
 	// sentinels of package actors (ErrNotReady, ErrUpstream, ...).
 	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
 }
@@ -34,13 +34,14 @@ type Gateway struct {
 	server *mcp.Server
 
 	mu sync.Mutex // guards exposed; Run is its only writer
-	// exposed is what the server currently has: server → upstream tool
-	// name → fingerprint of what was added.
+	// exposed is what the server currently has: server → exposed tool
+	// name (actors.QualifiedName of the tool's prefix and name) →
+	// fingerprint of what was added.
 	exposed map[string]map[string]string
 }
 
 // Instructions is what the gateway tells clients about itself.
-const Instructions = "Tools of the MCP servers supervised by mcpvisor, each named server__tool. " +
+const Instructions = "Tools of the MCP servers supervised by mcpvisor, each named prefix__tool. " +
 	"The set changes as servers start, stop or fail; a notifications/tools/list_changed announces every change."
 
 // New builds a gateway over src. It exposes nothing until Run has loaded
@@ -98,9 +99,9 @@ func (g *Gateway) Exposed() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []string
-	for server, tools := range g.exposed {
+	for _, tools := range g.exposed {
 		for name := range tools {
-			out = append(out, actors.QualifiedName(server, name))
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
@@ -139,22 +140,22 @@ func (g *Gateway) apply(server string, tools []messages.Tool) {
 	next := make(map[string]string, len(tools))
 	var added []string
 	for _, t := range tools {
-		fp := fingerprint(t)
-		if prev, ok := old[t.Name]; ok && prev == fp {
-			next[t.Name] = fp
+		fp, q := fingerprint(t), actors.QualifiedName(t.Prefix, t.Name)
+		if prev, ok := old[q]; ok && prev == fp {
+			next[q] = fp
 			continue
 		}
 		if err := g.add(server, t); err != nil {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(err))
 			continue
 		}
-		next[t.Name] = fp
+		next[q] = fp
 		added = append(added, t.Name)
 	}
 	var removed []string
 	for name := range old {
 		if _, keep := next[name]; !keep {
-			removed = append(removed, actors.QualifiedName(server, name))
+			removed = append(removed, name)
 		}
 	}
 	if len(removed) > 0 {

@@ -60,6 +60,7 @@ func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.
 func tool(server, name, desc string) messages.Tool {
 	return messages.Tool{
 		Server:      server,
+		Prefix:      server,
 		Name:        name,
 		Description: desc,
 		InputSchema: map[string]any{

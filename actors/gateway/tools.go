@@ -14,7 +14,7 @@ import (
 )
 
 // exportTool turns one fleet tool into the gateway's tool: named
-// server__tool, description passed through, schemas re-encoded as JSON so
+// prefix__tool, description passed through, schemas re-encoded as JSON so
 // the gateway shares no maps with the fleet. err means the tool cannot be
 // exposed (Server.AddTool would panic); outErr that its output schema was
 // dropped and the tool is exposed without one.
@@ -27,7 +27,7 @@ func exportTool(server string, t messages.Tool) (tool *mcp.Tool, outErr, err err
 		return nil, nil, err
 	}
 	tool = &mcp.Tool{
-		Name:        actors.QualifiedName(server, t.Name),
+		Name:        actors.QualifiedName(t.Prefix, t.Name),
 		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: in,

@@ -63,7 +63,7 @@ func TestCheck_JSON(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.json", `{"mcpServers": {"x__y": {"command": "srv"}}}`)
+	bad := writeFile(t, dir, "bad.json", `{"mcpServers": {"x": {"command": "srv", "prefix": "a__b"}}}`)
 	res := mcpvisor(ctx, map[string]string{}, "", "check", "--json", bad)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", res.code, res.stdout, res.stderr)
