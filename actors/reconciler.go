@@ -212,7 +212,7 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	if ls := r.sessions[m.id]; ls != nil {
 		ls.stderr = m.stderr
 	}
-	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.tools})
+	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.tools, Transport: m.transport})
 }
 
 // armRetry arms a quartz timer whose callback only sends.

@@ -65,6 +65,8 @@ type (
 		pid   int
 		tools []messages.Tool
 		err   error
+		// transport is the transport that worked (see connectDetecting).
+		transport messages.Transport
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
@@ -108,6 +110,8 @@ type (
 		id     uint64
 		pid    int
 		tools  []messages.Tool
+		// transport is the transport that worked.
+		transport messages.Transport
 		// stderr returns the server's stderr tail, redacted, at the time
 		// of the call (nil for HTTP servers).
 		stderr func() []string
@@ -203,7 +207,7 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	})
 	cs, tools, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
-	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err})
+	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err, transport: cn.used(s.spec)})
 	if err != nil {
 		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
 		// Asked to stop while connecting: that is a stop, not a failure.
@@ -237,7 +241,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := client.Connect(dctx, cn.transport, nil)
+	cs, err := connectDetecting(dctx, client, cn)
 	var tools []messages.Tool
 	if err == nil {
 		tools, err = listTools(dctx, s.spec.Name, cs)
@@ -330,7 +334,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 	}
 	s.cs = m.cs
 	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.tools)))
-	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools, stderr: s.stderrReader()})
+	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools, transport: m.transport, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
 	if s.relistPending {
 		s.relistPending = false

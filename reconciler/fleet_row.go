@@ -36,6 +36,9 @@ func (f *Fleet) Row(name string) (Row, bool) {
 		}, CallTimeout: s.spec.CallTimeout, Named: true}
 		if s.cur != nil {
 			row.Status.Session, row.Status.PID = s.cur.id, s.cur.pid
+			if s.cur.transport != "" {
+				row.Status.Transport = s.cur.transport
+			}
 		}
 		if tools := f.exposed(s); s.state == messages.StateReady && s.cur != nil {
 			row.Ready, row.Tools = true, append([]messages.Tool{}, tools...)
