@@ -114,6 +114,9 @@ type Severity string
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
+	// SeverityNote marks what mcpvisor did quietly (a field of another
+	// tool ignored or mapped); only check --verbose shows notes.
+	SeverityNote Severity = "note"
 )
 
 // Diagnostic is one problem found in a config file.

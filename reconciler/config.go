@@ -56,6 +56,9 @@ type ParsedFile struct {
 	Invalid []messages.InvalidServer
 	// Diagnostics are sorted by line and column.
 	Diagnostics []messages.Diagnostic
+	// Notes say what was done quietly (fields of other tools ignored or
+	// mapped), for check --verbose; sorted like Diagnostics.
+	Notes []messages.Diagnostic
 	// EntryHashes holds, for a file that needs approval, the hash of each
 	// trusted entry as written, so that a read falling back on this parse
 	// can tell whether they are still approved; nil for other files.
@@ -73,4 +76,6 @@ type Config struct {
 	// Diagnostics holds every error and warning of every file, sorted by
 	// path, line and column.
 	Diagnostics []messages.Diagnostic
+	// Notes holds the notes of every file read (see ParsedFile.Notes).
+	Notes []messages.Diagnostic
 }

@@ -66,6 +66,9 @@ type entryParser struct {
 	name    string
 	source  messages.Position
 	reasons []string
+	// alien holds the values of other tools' fields that map onto
+	// mcpvisor's (see config_foreign.go).
+	alien foreignValues
 }
 
 // entry parses one declaration into a valid spec or an invalid server.
@@ -97,6 +100,9 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 		return spec
 	}
 	f := e.collect(obj)
+	if f[rowURL] == nil && e.alien.httpURL != nil {
+		f[rowURL] = e.alien.httpURL // Gemini's streamable HTTP url
+	}
 	spec.Transport = e.transport(d, &f)
 
 	// Read the fields of the entry's transport; when the transport is
@@ -119,6 +125,7 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 			e.warnAt(v.StartOffset, fmt.Sprintf("%s is not used by %s servers and is ignored: remove it", row.key, spec.Transport))
 		}
 	}
+	e.applyForeign(&f, &spec)
 	if v := f[rowHeaders]; v != nil && reads&forRemote != 0 {
 		if msg := checkCleartextAuth(spec.URL, spec.Headers); msg != "" {
 			e.warnAt(v.StartOffset, msg)
@@ -144,7 +151,9 @@ func (e *entryParser) collect(obj *hujson.Object) entryFields {
 		}
 		row := fieldIndex(name)
 		if row < 0 {
-			e.unknownField(decodeString(lit, m.Name.StartOffset))
+			if key := decodeString(lit, m.Name.StartOffset); !e.foreign(key, &m.Value) {
+				e.unknownField(key)
+			}
 			continue
 		}
 		slot, bit := &f[row], uint32(1)<<row
@@ -188,7 +197,7 @@ func (e *entryParser) transport(d declaration, f *entryFields) messages.Transpor
 		case f[rowCommand] != nil:
 			return messages.TransportStdio
 		case f[rowURL] != nil:
-			return messages.TransportHTTP
+			return e.untypedURL(f)
 		}
 		e.errorAt(d.name.start, `needs a command (a local stdio server) or a url (a remote http or sse server)`)
 		return ""

@@ -54,6 +54,7 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 
 		used, diags := loadOne(f, path, opts, lastGood, nextGood)
 		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
+		cfg.Notes = append(cfg.Notes, used.Notes...)
 
 		// Merge in name order so that the result does not depend on the order
 		// of entries inside a file. A file never declares a name twice (the

@@ -34,7 +34,7 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // a diagnostic, because these files are shared with other tools (Claude
 // Code's ~/.claude.json has dozens).
 func ParseFile(path string, data []byte, opts LoadOptions) ParsedFile {
-	p := &fileParser{path: path, opts: opts}
+	p := &fileParser{path: path, opts: opts, dialect: dialectOf(path)}
 	p.out.Path = path
 	if bytes.HasPrefix(data, utf8BOM) {
 		// Blank the BOM instead of slicing it off so that offsets, and so
@@ -45,16 +45,18 @@ func ParseFile(path string, data []byte, opts LoadOptions) ParsedFile {
 	p.out.OK = p.parse(data)
 	// Servers and Invalid are built in name order (see entries).
 	sortDiagnostics(p.out.Diagnostics)
+	sortDiagnostics(p.out.Notes)
 	boundTexts(p.out.Diagnostics, p.out.Invalid)
 	return p.out
 }
 
 // fileParser holds the state of one ParseFile call.
 type fileParser struct {
-	path  string
-	opts  LoadOptions
-	lines lineIndex
-	out   ParsedFile
+	path    string
+	opts    LoadOptions
+	dialect dialect
+	lines   lineIndex
+	out     ParsedFile
 }
 
 // declaration is one server entry as written: its name and its value.

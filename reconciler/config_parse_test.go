@@ -379,8 +379,8 @@ func TestParseFile_Warnings(t *testing.T) {
 	}{
 		{
 			name:  "unknown field",
-			entry: `{"command": "x", "autoApprove": ["t"]}`,
-			diags: []diag{{1, 39, messages.SeverityWarning, `server "s": unknown field "autoApprove" is ignored`}},
+			entry: `{"command": "x", "autoApprov": ["t"]}`,
+			diags: []diag{{1, 39, messages.SeverityWarning, `server "s": unknown field "autoApprov" is ignored`}},
 			want:  messages.ServerSpec{Name: "s", Transport: messages.TransportStdio, Command: "x", Source: at(1, 17)},
 		},
 		{
