@@ -39,6 +39,12 @@ const (
 // expanded for it, and it shadows no trusted entry.
 const StateUntrusted State = "untrusted"
 
+// StateNeedsInput marks an entry that refers to a VS Code input
+// (${input:ID}) without a value: it starts nothing until the value is set
+// (MCPVISOR_INPUT_<ID>, or `mcpvisor input set ID`). It is not a failure:
+// it neither backs off nor counts against the crash-loop budget.
+const StateNeedsInput State = "needs-input"
+
 // ConfigLoaded is published after every read of the config files.
 type ConfigLoaded struct {
 	Generation  uint64       `json:"generation"`

@@ -69,6 +69,10 @@ type ServerSpec struct {
 	// tools by their own names.
 	Prefix string `json:"prefix"`
 
+	// Secrets are the values of VS Code password inputs (and envFile
+	// values) the entry uses, for redaction; never serialised.
+	Secrets []string `json:"-"`
+
 	// Source is where the entry was declared (the position of its name).
 	Source Position `json:"source"`
 	// Fingerprint is a stable hash of the expanded session-affecting fields
@@ -94,7 +98,9 @@ type InvalidServer struct {
 	Reason string   `json:"reason"`
 	// State is how the entry is shown: empty means StateInvalid (it breaks
 	// a rule); StateUntrusted marks an entry of a project file the user
-	// has not approved, which was not even read beyond its name.
+	// has not approved, which was not even read beyond its name;
+	// StateNeedsInput an entry that refers to a VS Code input that has
+	// no value yet.
 	State State `json:"state,omitempty"`
 }
 

@@ -21,6 +21,14 @@ type LoadOptions struct {
 	// Home replaces a leading ~ in command and cwd. When it is empty such an
 	// entry is invalid rather than silently relative.
 	Home string
+	// Inputs answers the values of VS Code inputs stored for this user
+	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
+	// LookupEnv comes first.
+	Inputs func(id string) (string, bool)
+	// Workspace overrides the workspace folder of ${workspaceFolder}
+	// (default: the folder holding .vscode/ for a .vscode/mcp.json, else
+	// the config file's folder).
+	Workspace string
 	// Trust, when set, holds back the entries of project files that the
 	// user has not approved (see TrustPolicy); nil trusts every file.
 	Trust *TrustPolicy

@@ -69,13 +69,29 @@ type entryParser struct {
 	// alien holds the values of other tools' fields that map onto
 	// mcpvisor's (see config_foreign.go).
 	alien foreignValues
+	// entryEnv is the entry's own env, once parsed: ${NAME} falls back on
+	// it (see lookupEnv).
+	entryEnv map[string]string
+	// needs are the inputs without a value the entry refers to.
+	needs []string
+	// secrets are the values of password inputs the entry uses.
+	secrets []string
 }
 
 // entry parses one declaration into a valid spec or an invalid server.
 func (p *fileParser) entry(d declaration) {
 	e := &entryParser{p: p, name: d.name.value, source: p.lines.pos(d.name.start)}
 	spec := e.parse(d)
+	if len(e.reasons) == 0 && len(e.needs) > 0 {
+		reason := needsInputReason(e.needs)
+		p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q waits for its inputs: %s", e.name, reason))
+		p.out.Invalid = append(p.out.Invalid, messages.InvalidServer{
+			Name: e.name, Source: e.source, Reason: reason, State: messages.StateNeedsInput,
+		})
+		return
+	}
 	if len(e.reasons) == 0 {
+		spec.Secrets = e.secrets
 		spec.Fingerprint = Fingerprint(spec)
 		p.out.Servers = append(p.out.Servers, spec)
 		return
@@ -115,12 +131,15 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 	if spec.Transport != messages.TransportStdio {
 		reads |= forRemote
 	}
-	for i := range serverFields {
+	for _, i := range envFirst {
 		row, v := &serverFields[i], f[i]
 		switch {
 		case v == nil || row.parse == nil:
 		case row.reads&reads != 0:
 			row.parse(e, v, &spec)
+			if i == rowEnv {
+				e.entryEnv = spec.Env
+			}
 		case !row.decidesTransport:
 			e.warnAt(v.StartOffset, fmt.Sprintf("%s is not used by %s servers and is ignored: remove it", row.key, spec.Transport))
 		}
@@ -487,11 +506,14 @@ func (e *entryParser) expand(v *hujson.Value, label fieldRef, tilde bool) (strin
 		}
 		skip = 1
 	}
-	out, err := expand(text[skip:], e.p.opts.LookupEnv)
+	out, err := expandFrom(text[skip:], e.vars())
 	if err != nil {
 		var xe *expandError
 		off := s.start
 		if errors.As(err, &xe) {
+			if xe.needsInput {
+				return "", false // the entry waits for the input; not an error
+			}
 			off = s.offset(skip + xe.Offset)
 		}
 		e.errorAt(off, label.String()+": "+err.Error())

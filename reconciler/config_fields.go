@@ -170,6 +170,13 @@ var serverFields = []serverField{
 		equal: func(a, b *messages.ServerSpec) bool { return a.Source.Path == b.Source.Path },
 	},
 	{
+		// The values of password inputs the entry uses: secrets wherever
+		// they are expanded into.
+		spec: "Secrets", effect: EffectIdentity,
+		equal:   func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Secrets, b.Secrets) },
+		secrets: func(s *messages.ServerSpec) []string { return s.Secrets },
+	},
+	{
 		spec: "Fingerprint", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Fingerprint == b.Fingerprint },
 	},
@@ -281,7 +288,21 @@ var (
 	rowCommand = fieldNamed(fieldCommand)
 	rowURL     = fieldNamed(fieldURL)
 	rowHeaders = fieldNamed(fieldHeaders)
+	rowEnv     = fieldNamed(fieldEnv)
 )
+
+// envFirst is the order entryParser.parse reads the rows in: env first,
+// so that the other values can fall back on it (see lookupEnv), then the
+// table's order.
+var envFirst = func() []int {
+	order := []int{rowEnv}
+	for i := range serverFields {
+		if i != rowEnv {
+			order = append(order, i)
+		}
+	}
+	return order
+}()
 
 // changedFields names the fields with the given effect whose values
 // differ between two specs, in table order.

@@ -55,6 +55,8 @@ type fileParser struct {
 	path    string
 	opts    LoadOptions
 	dialect dialect
+	// inputs are the file's declared VS Code inputs, by id.
+	inputs map[string]inputDecl
 	lines   lineIndex
 	out     ParsedFile
 }
@@ -98,6 +100,9 @@ func (p *fileParser) parse(data []byte) bool {
 		key := decodeString(m.Name.Value.(hujson.Literal), m.Name.StartOffset)
 		switch key.value {
 		case "mcpServers", "servers":
+		case "inputs":
+			p.parseInputs(&m.Value)
+			continue
 		default:
 			if strings.EqualFold(key.value, "mcpServers") || strings.EqualFold(key.value, "servers") {
 				p.diag(m.Name.StartOffset, messages.SeverityWarning,
