@@ -93,7 +93,9 @@ func TestParseFile_VSCodeInputs(t *testing.T) {
 func TestParseFile_InputOptionsAndWorkspace(t *testing.T) {
 	t.Parallel()
 	opts := testOpts()
-	opts.Inputs = func(id string) (string, bool) { return map[string]string{"region": "mars", "token": "t", "user-name": "u"}[id], true }
+	opts.Inputs = func(id string) (string, bool) {
+		return map[string]string{"region": "mars", "token": "t", "user-name": "u"}[id], true
+	}
 	got := reconciler.ParseFile("/p/mcp.json", []byte(vscodeFile), opts)
 	if len(got.Invalid) != 1 || !strings.Contains(got.Invalid[0].Reason, `the value of input "region" is not one of its options: set it to one of "eu", "us"`) {
 		t.Fatalf("invalid = %+v", got.Invalid)

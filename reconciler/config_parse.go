@@ -57,8 +57,8 @@ type fileParser struct {
 	dialect dialect
 	// inputs are the file's declared VS Code inputs, by id.
 	inputs map[string]inputDecl
-	lines   lineIndex
-	out     ParsedFile
+	lines  lineIndex
+	out    ParsedFile
 }
 
 // declaration is one server entry as written: its name and its value.
