@@ -22,7 +22,7 @@ type watcherActor struct {
 func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		// The trust store is watched too: an approval applies at once.
-		return &watcherActor{env: env, config: configPID, paths: newTrustSetup(env.opts).watched(paths)}
+		return &watcherActor{env: env, config: configPID, paths: watchedInputs(env.opts, newTrustSetup(env.opts).watched(paths))}
 	})
 }
 
