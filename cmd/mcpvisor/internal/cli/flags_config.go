@@ -23,6 +23,7 @@ type configFlags struct {
 	logLevel   string
 	logFormat  string
 	inheritEnv envPolicyFlag
+	workspace  string
 
 	// project lists the configs mcpvisor picked by itself in the project
 	// (absolute): they run only as approved. Empty when the user named
@@ -37,6 +38,7 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "console", "log format: console or json (logs always go to stderr)")
+	fs.StringVar(&f.workspace, "workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
 	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
 }
 
@@ -88,6 +90,8 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		InheritEnv:       f.inheritEnv.policy,
 		ApprovalRequired: f.project,
 		TrustFile:        f.trustFile,
+		InputsFile:       inputStorePath(lookup),
+		Workspace:        f.workspace,
 	}
 }
 
