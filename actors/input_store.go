@@ -128,3 +128,10 @@ func watchedInputs(opts Options, paths []string) []string {
 	store := reconciler.ResolvePaths([]string{opts.InputsFile}, opts.WorkDir, opts.Home)[0]
 	return append(paths[:len(paths):len(paths)], store)
 }
+
+// fileExists answers reconciler.LoadOptions.FileExists; it runs on the
+// config read's goroutine.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -25,6 +25,10 @@ type LoadOptions struct {
 	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
 	// LookupEnv comes first.
 	Inputs func(id string) (string, bool)
+	// FileExists, when set, tells whether a path names a file; it lets
+	// the parser warn about a command that holds its arguments ("node
+	// index.js"). Injected, like LookupEnv, so parsing stays pure.
+	FileExists func(path string) bool
 	// Workspace overrides the workspace folder of ${workspaceFolder}
 	// (default: the folder holding .vscode/ for a .vscode/mcp.json, else
 	// the config file's folder).

@@ -52,7 +52,10 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldCommand, spec: "Command", reads: forStdio, effect: EffectRestart, decidesTransport: true,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Command = e.command(v) },
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.Command = e.command(v)
+			e.hintCommandWithSpaces(v, s.Command)
+		},
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Command) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Command == b.Command },
 	},
@@ -69,6 +72,7 @@ var serverFields = []serverField{
 		key: fieldEnv, spec: "Env", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Env = e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false)
+			e.hintBareVars(v)
 		},
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendMap(b, s.Env) },
 		equal:   func(a, b *messages.ServerSpec) bool { return maps.Equal(a.Env, b.Env) },

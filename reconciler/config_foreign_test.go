@@ -123,3 +123,24 @@ func TestParseFile_ForeignTimeoutMustBeANumber(t *testing.T) {
 		}
 	}
 }
+
+// A bare $VAR in an env value gets a "did you mean ${VAR}?" warning; a
+// command with spaces that names no file gets one that suggests args. A
+// literal $$ and a command whose path exists are left alone.
+func TestParseFile_HintsForLikelyMistakes(t *testing.T) {
+	t.Parallel()
+	opts := testOpts()
+	opts.FileExists = func(p string) bool { return p == "/opt/My Tools/srv" }
+	src := `{"mcpServers": {
+  "a": {"command": "node index.js --port 1", "env": {"KEY": "$API_KEY", "OK": "$$HOME ${TOKEN}"}},
+  "b": {"command": "/opt/My Tools/srv"}
+}}`
+	got := reconciler.ParseFile("/u/mcp.json", []byte(src), opts)
+	if len(got.Servers) != 2 {
+		t.Fatalf("%s", formatDiags(got.Diagnostics))
+	}
+	matchAll(t, "warning", []string{
+		`command contains spaces and names no file: commands are not split by a shell; put the program in command and the rest in args: "command": "node", "args": [3 more]`,
+		`env.KEY: "$API_KEY" is passed to the server as written (mcpvisor expands only ${NAME}): did you mean "${API_KEY}"?`,
+	}, got.Diagnostics)
+}
