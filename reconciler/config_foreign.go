@@ -55,6 +55,7 @@ const (
 type foreignField struct {
 	tools string // who defines it, for the note
 	kind  foreignKind
+	as    string // what a mapped field is read as, for the note
 }
 
 // foreignFields are the fields of other tools, by key.
@@ -70,10 +71,10 @@ var foreignFields = map[string]foreignField{
 	"comment":       {tools: "a comment"},
 	"note":          {tools: "a comment"},
 	"_note":         {tools: "a comment"},
-	"disabledTools": {tools: "Cline and Roo", kind: foreignMapped},
-	"tools":         {tools: "GitHub Copilot", kind: foreignMapped},
-	"timeout":       {tools: "Cline, Roo and Gemini", kind: foreignMapped},
-	"httpUrl":       {tools: "Gemini", kind: foreignMapped},
+	"disabledTools": {tools: "Cline and Roo", kind: foreignMapped, as: "denyTools"},
+	"tools":         {tools: "GitHub Copilot", kind: foreignMapped, as: `allowTools (["*"]: every tool)`},
+	"timeout":       {tools: "Cline, Roo and Gemini", kind: foreignMapped, as: "callTimeout (seconds; milliseconds in Gemini's settings.json)"},
+	"httpUrl":       {tools: "Gemini", kind: foreignMapped, as: "url, over streamable HTTP"},
 }
 
 // foreignValues holds the values of the mapped fields of one entry.
@@ -99,6 +100,7 @@ func (e *entryParser) foreign(key jsonString, v *hujson.Value) bool {
 	if lit, ok := v.Value.(hujson.Literal); ok && lit.Kind() == 'n' {
 		return true
 	}
+	e.noteAt(key.start, fmt.Sprintf("field %q of %s is read as %s", key.value, ff.tools, ff.as))
 	slot := map[string]**hujson.Value{
 		"disabledTools": &e.alien.disabledTools, "tools": &e.alien.tools,
 		"timeout": &e.alien.timeout, "httpUrl": &e.alien.httpURL,
