@@ -135,3 +135,20 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// readEnvFile answers reconciler.LoadOptions.ReadFile for an envFile:
+// bounded like a config file, refusing what is not a regular file.
+func readEnvFile(path string) ([]byte, error) {
+	fc := readConfigFile(path)
+	switch {
+	case fc.Missing:
+		return nil, os.ErrNotExist
+	case fc.ReadErr != nil:
+		return nil, fc.ReadErr
+	}
+	return fc.Data, nil
+}
+
+// ReadEnvFile reads an envFile as the config actor does, for tools that
+// load configs themselves (mcpvisor check).
+func ReadEnvFile(path string) ([]byte, error) { return readEnvFile(path) }

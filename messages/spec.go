@@ -41,10 +41,13 @@ type ServerSpec struct {
 	Command   string            `json:"command,omitempty"`
 	Args      []string          `json:"args,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
-	Cwd       string            `json:"cwd,omitempty"`
-	URL       string            `json:"url,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Disabled  bool              `json:"disabled,omitempty"`
+	// EnvFile is the entry's envFile, resolved; its variables are already
+	// in Env (under the entry's own).
+	EnvFile  string            `json:"envFile,omitempty"`
+	Cwd      string            `json:"cwd,omitempty"`
+	URL      string            `json:"url,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Disabled bool              `json:"disabled,omitempty"`
 	// InheritEnv says which of mcpvisor's own environment variables a
 	// stdio server inherits; nil means the Supervisor's default (every
 	// variable, unless its options say otherwise).

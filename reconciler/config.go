@@ -25,6 +25,9 @@ type LoadOptions struct {
 	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
 	// LookupEnv comes first.
 	Inputs func(id string) (string, bool)
+	// ReadFile reads an entry's envFile; nil makes an envFile an error.
+	// Injected, like LookupEnv, so parsing stays pure.
+	ReadFile func(path string) ([]byte, error)
 	// FileExists, when set, tells whether a path names a file; it lets
 	// the parser warn about a command that holds its arguments ("node
 	// index.js"). Injected, like LookupEnv, so parsing stays pure.

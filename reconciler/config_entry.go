@@ -137,7 +137,7 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 		case v == nil || row.parse == nil:
 		case row.reads&reads != 0:
 			row.parse(e, v, &spec)
-			if i == rowEnv {
+			if i == rowEnv || i == rowEnvFile {
 				e.entryEnv = spec.Env
 			}
 		case !row.decidesTransport:

@@ -27,6 +27,7 @@ const (
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
 	fieldPrefix         = "prefix"
+	fieldEnvFile        = "envFile"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -71,7 +72,7 @@ var serverFields = []serverField{
 	{
 		key: fieldEnv, spec: "Env", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
-			s.Env = e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false)
+			s.Env = mergeEnv(s.Env, e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false))
 			e.hintBareVars(v)
 		},
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendMap(b, s.Env) },
@@ -145,6 +146,24 @@ var serverFields = []serverField{
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
 	},
 
+	{
+		// Read before env (see envFirst); its variables are merged into
+		// Env, which the fingerprint covers, and are secrets. The path
+		// itself hashes nothing when absent, so existing fingerprints stay.
+		key: fieldEnvFile, spec: "EnvFile", reads: forStdio, effect: EffectRestart,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			var vals map[string]string
+			s.EnvFile, vals = e.envFile(v)
+			s.Env = mergeEnv(vals, s.Env)
+		},
+		hash: func(b []byte, s *messages.ServerSpec) []byte {
+			if s.EnvFile == "" {
+				return b
+			}
+			return appendString(b, s.EnvFile)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.EnvFile == b.EnvFile },
+	},
 	{
 		key: fieldPrefix, spec: "PrefixOverride", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.PrefixOverride = e.prefix(v) },
@@ -293,15 +312,16 @@ var (
 	rowURL     = fieldNamed(fieldURL)
 	rowHeaders = fieldNamed(fieldHeaders)
 	rowEnv     = fieldNamed(fieldEnv)
+	rowEnvFile = fieldNamed(fieldEnvFile)
 )
 
-// envFirst is the order entryParser.parse reads the rows in: env first,
-// so that the other values can fall back on it (see lookupEnv), then the
-// table's order.
+// envFirst is the order entryParser.parse reads the rows in: envFile and
+// env first, so that the other values can fall back on them (see
+// lookupEnv), then the table's order.
 var envFirst = func() []int {
-	order := []int{rowEnv}
+	order := []int{rowEnvFile, rowEnv}
 	for i := range serverFields {
-		if i != rowEnv {
+		if i != rowEnv && i != rowEnvFile {
 			order = append(order, i)
 		}
 	}

@@ -40,7 +40,7 @@ func checkCommand(args []string, io IO) int {
 	wd, home := workdirOr(*workdir), homeDir(lookup)
 	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
 	opts := reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: checkTrustPolicy(wd, home, lookup),
-		Workspace: *workspace, FileExists: fileExists}
+		Workspace: *workspace, FileExists: fileExists, ReadFile: actors.ReadEnvFile}
 	if vals, err := actors.ReadInputs(inputStorePath(lookup)); err == nil {
 		opts.Inputs = func(id string) (string, bool) { v, ok := vals[id]; return v, ok }
 	} else {
