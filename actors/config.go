@@ -87,7 +87,7 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
 	paths, lastGood, trust := a.paths, a.lastGood, a.trust
-	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home, Workspace: a.env.opts.Workspace, FileExists: fileExists, ReadFile: readEnvFile}
+	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home, Workspace: a.env.opts.Workspace, FileExists: fileExists, ReadFile: readEnvFile, ProjectDir: a.env.opts.WorkDir}
 	inputsFile, log := a.inputsFile(), a.log
 	a.env.work.Add(1)
 	go func() {

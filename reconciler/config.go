@@ -25,6 +25,10 @@ type LoadOptions struct {
 	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
 	// LookupEnv comes first.
 	Inputs func(id string) (string, bool)
+	// ProjectDir is the project mcpvisor runs for: Claude Code's
+	// ~/.claude.json keeps servers per project directory, and those of
+	// ProjectDir are read too ("" reads none).
+	ProjectDir string
 	// ReadFile reads an entry's envFile; nil makes an envFile an error.
 	// Injected, like LookupEnv, so parsing stays pure.
 	ReadFile func(path string) ([]byte, error)

@@ -29,6 +29,9 @@ const (
 	dialectClaudeProject
 	// dialectGemini: Gemini CLI's settings.json (in a .gemini folder).
 	dialectGemini
+	// dialectClaudeUser: Claude Code's ~/.claude.json, which also keeps
+	// servers per project ("projects": {DIR: {"mcpServers": …}}).
+	dialectClaudeUser
 )
 
 func dialectOf(path string) dialect {
@@ -38,6 +41,8 @@ func dialectOf(path string) dialect {
 		return dialectClaudeProject
 	case base == "settings.json" && dir == ".gemini":
 		return dialectGemini
+	case base == ".claude.json":
+		return dialectClaudeUser
 	}
 	return dialectOther
 }

@@ -150,3 +150,27 @@ func TestParseFile_HintsForLikelyMistakes(t *testing.T) {
 		`env.KEY: "$API_KEY" is passed to the server as written (mcpvisor expands only ${NAME}): did you mean "${API_KEY}"?`,
 	}, got.Diagnostics)
 }
+
+// Claude Code's ~/.claude.json: the servers it keeps for the project
+// directory are read too, and win over the user's of the same name.
+func TestParseFile_ClaudeProjectServers(t *testing.T) {
+	t.Parallel()
+	src := `{"numStartups": 3, "mcpServers": {"db": {"command": "user-db"}, "mine": {"command": "m"}},
+	  "projects": {"/home/ada/proj": {"allowedTools": [], "mcpServers": {"db": {"command": "proj-db"}}},
+	               "/home/ada/other": {"mcpServers": {"x": {"command": "x"}}}}}`
+	opts := testOpts()
+	opts.ProjectDir = "/home/ada/proj/"
+	got := reconciler.ParseFile("/home/ada/.claude.json", []byte(src), opts)
+	cmds := map[string]string{}
+	for _, s := range got.Servers {
+		cmds[s.Name] = s.Command
+	}
+	if diff := cmp.Diff(map[string]string{"db": "proj-db", "mine": "m"}, cmds); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	matchAll(t, "warning", []string{`server "db" is shadowed by this project's server`}, got.Diagnostics)
+	opts.ProjectDir = ""
+	if got := reconciler.ParseFile("/home/ada/.claude.json", []byte(src), opts); len(got.Servers) != 2 || got.Servers[0].Command != "user-db" {
+		t.Errorf("without a project: %+v", got.Servers)
+	}
+}

@@ -57,6 +57,9 @@ type fileParser struct {
 	dialect dialect
 	// inputs are the file's declared VS Code inputs, by id.
 	inputs map[string]inputDecl
+	// project are the servers ~/.claude.json keeps for
+	// LoadOptions.ProjectDir (see config_claude.go).
+	project []declaration
 	lines  lineIndex
 	out    ParsedFile
 }
@@ -103,6 +106,11 @@ func (p *fileParser) parse(data []byte) bool {
 		case "inputs":
 			p.parseInputs(&m.Value)
 			continue
+		case "projects":
+			if p.dialect == dialectClaudeUser {
+				p.projectServers(&m.Value)
+			}
+			continue
 		default:
 			if strings.EqualFold(key.value, "mcpServers") || strings.EqualFold(key.value, "servers") {
 				p.diag(m.Name.StartOffset, messages.SeverityWarning,
@@ -135,7 +143,7 @@ func (p *fileParser) parse(data []byte) bool {
 		p.diag(root.StartOffset, messages.SeverityWarning,
 			`no "mcpServers" or "servers" object at the top level: this file declares no servers`)
 	}
-	p.entries(decls)
+	p.entries(p.withProjectServers(decls))
 	return true
 }
 

@@ -25,6 +25,7 @@ func checkCommand(args []string, io IO) int {
 	asJSON := fs.Bool("json", false, `print {"diagnostics": [...], "servers": [...], "summary": {...}} as JSON`)
 	verbose := fs.Bool("verbose", false, "also show notes: fields of other tools that were ignored or mapped")
 	workdir := fs.String("workdir", "", "the project directory, whose .mcp.json is judged as run judges it: untrusted until approved (default: current directory)")
+	discover := fs.Bool("discover", false, "also check the MCP config files of the tools installed for this user, judging project files as run --discover does")
 	workspace := fs.String("workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -32,15 +33,24 @@ func checkCommand(args []string, io IO) int {
 		}
 		return ExitUsage
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(io.Stderr, "mcpvisor check: name at least one config file, e.g. mcpvisor check .mcp.json")
+	if fs.NArg() == 0 && !*discover {
+		fmt.Fprintln(io.Stderr, "mcpvisor check: name at least one config file, e.g. mcpvisor check .mcp.json, or use --discover")
 		return ExitUsage
 	}
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	wd, home := workdirOr(*workdir), homeDir(lookup)
 	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
-	opts := reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: checkTrustPolicy(wd, home, lookup),
-		Workspace: *workspace, FileExists: fileExists, ReadFile: actors.ReadEnvFile}
+	trust := checkTrustPolicy(wd, home, lookup)
+	var found discovered
+	if *discover {
+		found = discoverFiles(wd, lookup)
+		paths = append(paths, found.paths...)
+		for _, p := range found.project {
+			trust.NeedApproval[p] = true
+		}
+	}
+	opts := reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
+		Workspace: *workspace, FileExists: fileExists, ReadFile: actors.ReadEnvFile, ProjectDir: wd}
 	if vals, err := actors.ReadInputs(inputStorePath(lookup)); err == nil {
 		opts.Inputs = func(id string) (string, bool) { v, ok := vals[id]; return v, ok }
 	} else {
@@ -48,6 +58,16 @@ func checkCommand(args []string, io IO) int {
 	}
 	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), opts, nil)
 	report := newCheckReport(paths, cfg, *verbose)
+	if *discover {
+		report.Discovered = []discoveredFile{}
+		for _, p := range found.paths {
+			scope := reconciler.ScopeUser
+			if slices.Contains(found.project, p) {
+				scope = reconciler.ScopeProject
+			}
+			report.Discovered = append(report.Discovered, discoveredFile{Path: p, Tool: found.tools[p], Scope: scope})
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(io.Stdout)
 		enc.SetIndent("", "  ")
@@ -63,11 +83,20 @@ func checkCommand(args []string, io IO) int {
 
 // checkReport is what check says, and the shape of check --json.
 type checkReport struct {
+	// Discovered lists the files --discover found, in precedence order.
+	Discovered  []discoveredFile      `json:"discovered,omitempty"`
 	Diagnostics []messages.Diagnostic `json:"diagnostics"`
 	// Notes are present with --verbose only.
 	Notes   []messages.Diagnostic `json:"notes,omitempty"`
 	Servers []checkEntry          `json:"servers"`
 	Summary checkSummary          `json:"summary"`
+}
+
+// discoveredFile is a file --discover found.
+type discoveredFile struct {
+	Path  string           `json:"path"`
+	Tool  string           `json:"tool"`
+	Scope reconciler.Scope `json:"scope"`
 }
 
 // checkEntry is one server as mcpvisor would run it: the state it would
@@ -148,6 +177,12 @@ func newCheckReport(paths []string, cfg reconciler.Config, verbose bool) checkRe
 // print writes the report for people: diagnostics (and notes), the
 // entries that do not run as they are, a line per file, and the verdict.
 func (r checkReport) print(w io.Writer, invalid []messages.InvalidServer) {
+	for _, f := range r.Discovered {
+		fmt.Fprintf(w, "found %s (%s, %s)\n", f.Path, f.Tool, f.Scope)
+	}
+	if r.Discovered != nil && len(r.Discovered) == 0 {
+		fmt.Fprintln(w, "found no MCP config file of a known tool")
+	}
 	for _, d := range r.Diagnostics {
 		fmt.Fprintln(w, formatDiagnostic(d))
 	}

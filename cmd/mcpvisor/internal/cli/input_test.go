@@ -42,3 +42,29 @@ func TestInput_SetListUnsetAndTheValueNeverShows(t *testing.T) {
 		}
 	}
 }
+
+// check --discover lists the files it found, with their tool and scope,
+// and judges a discovered project file as untrusted until `mcpvisor
+// trust` (with no arguments, which reviews the discovered project files).
+func TestCheck_DiscoverJudgesProjectFilesUntrusted(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	home, proj, xdg := t.TempDir(), t.TempDir(), t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg}
+	if err := os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(proj, ".vscode"), "mcp.json", `{"servers": {"proj": {"command": "srv"}}}`)
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(home, ".cursor"), "mcp.json", `{"mcpServers": {"mine": {"command": "srv"}}}`)
+
+	res := mcpvisor(ctx, env, "", "check", "--discover", "--workdir", proj)
+	res.want(t, cli.ExitOK, "found "+filepath.Join(proj, ".vscode", "mcp.json")+" (VS Code, project)\nfound "+filepath.Join(home, ".cursor", "mcp.json")+" (Cursor, user)\n", "")
+	if !strings.Contains(res.stdout, `server "proj" is untrusted`) || !strings.Contains(res.stdout, "1 servers, no errors") {
+		t.Fatalf("check --discover:\n%s", res.stdout)
+	}
+	mcpvisor(ctx, env, "", "trust", "--yes", "--workdir", proj).want(t, cli.ExitOK, "approved", "")
+	mcpvisor(ctx, env, "", "check", "--discover", "--workdir", proj).want(t, cli.ExitOK, "2 servers, no errors", "")
+}

@@ -47,7 +47,7 @@ func trustCommand(args []string, io IO) int {
 		return revokeApprovals(store, paths, io)
 	}
 	if len(paths) == 0 {
-		paths = existingFiles(reconciler.ResolvePaths(projectDefaults, wd, home))
+		paths = discoverFiles(wd, lookup).project
 		if len(paths) == 0 {
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: no project config file (%s) in %s; name one: mcpvisor trust PATH\n", strings.Join(projectDefaults, ", "), wd)
 			return ExitFailed
