@@ -60,8 +60,8 @@ type fileParser struct {
 	// project are the servers ~/.claude.json keeps for
 	// LoadOptions.ProjectDir (see config_claude.go).
 	project []declaration
-	lines  lineIndex
-	out    ParsedFile
+	lines   lineIndex
+	out     ParsedFile
 }
 
 // declaration is one server entry as written: its name and its value.
