@@ -7,6 +7,10 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
+// discoverableProjectFiles are the project files discovery looks for
+// (reconciler.DiscoveryCandidates), for messages.
+var discoverableProjectFiles = []string{".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json", ".gemini/settings.json"}
+
 // discovered are the config files --discover found, in precedence order,
 // and which of them are project files (they need approval).
 type discovered struct {
