@@ -170,6 +170,9 @@ func (s *sessionActor) start(c actor.Context) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	self, root := c.Self(), c.ActorSystem().Root
 	cn, err := dial(s.spec, s.env.opts.Dial, s.env.environFor(s.spec), s.env.opts.StopGrace)
+	if err == nil {
+		cn = withHeadersHelper(s.spec, s.env.opts.Environ(), cn)
+	}
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return

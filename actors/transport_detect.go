@@ -77,8 +77,15 @@ func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.C
 	if derr != nil {
 		return nil, err
 	}
+	var old *headersHelper
+	if cn.guard != nil {
+		old, _ = cn.guard.next.(*headersHelper)
+	}
 	cn.release()
 	cn.transport, cn.http, cn.guard = &mcp.SSEClientTransport{Endpoint: d.spec.URL, HTTPClient: hc}, ht, guardOf(hc)
+	if old != nil { // the entry's headersHelper serves the SSE connection too
+		cn.guard.next = &headersHelper{spec: old.spec, environ: old.environ, origin: cn.guard.origin, next: cn.guard.next}
+	}
 	d.fellBack.Store(true)
 	code := d.lastPOST.Load()
 	cs, err = client.Connect(ctx, cn.transport, nil)

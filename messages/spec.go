@@ -43,11 +43,15 @@ type ServerSpec struct {
 	Env       map[string]string `json:"env,omitempty"`
 	// EnvFile is the entry's envFile, resolved; its variables are already
 	// in Env (under the entry's own).
-	EnvFile  string            `json:"envFile,omitempty"`
-	Cwd      string            `json:"cwd,omitempty"`
-	URL      string            `json:"url,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Disabled bool              `json:"disabled,omitempty"`
+	EnvFile string            `json:"envFile,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// HeadersHelper is a shell command whose standard output is a JSON
+	// object of more headers (Claude Code's field), run in the config
+	// file's folder at connect and again after a 401.
+	HeadersHelper string `json:"headersHelper,omitempty"`
+	Disabled      bool   `json:"disabled,omitempty"`
 	// InheritEnv says which of mcpvisor's own environment variables a
 	// stdio server inherits; nil means the Supervisor's default (every
 	// variable, unless its options say otherwise).

@@ -53,3 +53,18 @@ func mergeEnv(fromFile, own map[string]string) map[string]string {
 	maps.Copy(out, own)
 	return out
 }
+
+// headersHelper reads the headersHelper command: expanded, "~" allowed.
+// It runs through "sh -c" in the config file's folder, so it is checked
+// only for being there.
+func (e *entryParser) headersHelper(v *hujson.Value) string {
+	s, ok := e.expand(v, ref(fieldHeadersHelper), true)
+	if !ok {
+		return ""
+	}
+	if msg := checkNoNUL(s); msg != "" {
+		e.errorAt(v.StartOffset, "headersHelper "+msg)
+		return ""
+	}
+	return s
+}

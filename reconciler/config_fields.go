@@ -28,6 +28,7 @@ const (
 	fieldInheritEnv     = "inheritEnv"
 	fieldPrefix         = "prefix"
 	fieldEnvFile        = "envFile"
+	fieldHeadersHelper  = "headersHelper"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -163,6 +164,19 @@ var serverFields = []serverField{
 			return appendString(b, s.EnvFile)
 		},
 		equal: func(a, b *messages.ServerSpec) bool { return a.EnvFile == b.EnvFile },
+	},
+	{
+		// Claude Code's: a command whose output is more headers, run at
+		// connect and again after a 401. Hashes nothing when absent.
+		key: fieldHeadersHelper, spec: "HeadersHelper", reads: forRemote, effect: EffectRestart,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.HeadersHelper = e.headersHelper(v) },
+		hash: func(b []byte, s *messages.ServerSpec) []byte {
+			if s.HeadersHelper == "" {
+				return b
+			}
+			return appendString(b, s.HeadersHelper)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.HeadersHelper == b.HeadersHelper },
 	},
 	{
 		key: fieldPrefix, spec: "PrefixOverride", reads: forAll, effect: EffectLive,

@@ -1,6 +1,7 @@
 package reconciler_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -137,4 +138,35 @@ func quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// FuzzParseHelperHeaders: whatever a headersHelper prints, parsing does
+// not panic; a result holds only valid header names and values; an error
+// is one line and quotes no value.
+func FuzzParseHelperHeaders(f *testing.F) {
+	for _, s := range []string{`{"Authorization": "Bearer abc"}`, `{}`, `[]`, `null`, `{"A B": "x"}`, `{"X": 1}`, `{"X": "a\nb"}`, `{"X": "secret-value-1"`, "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		headers, err := reconciler.ParseHelperHeaders(out)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			var vals map[string]any
+			_ = json.Unmarshal(out, &vals)
+			for k, v := range vals {
+				// A value is never quoted; a name may be (it is not secret).
+				if s, ok := v.(string); ok && len(s) >= 6 && !strings.Contains(k, s) && strings.Contains(err.Error(), s) {
+					t.Fatalf("error %q quotes a value", err)
+				}
+			}
+			return
+		}
+		for k, v := range headers {
+			if k == "" || strings.ContainsAny(k, " :\r\n\x00") || strings.ContainsAny(v, "\r\n\x00") {
+				t.Fatalf("header %q: %q", k, v)
+			}
+		}
+	})
 }
