@@ -180,28 +180,39 @@ func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed
 	}
 }
 
-// shadowed counts s's exposed resources and templates that an earlier
-// server in config order owns, and names the first.
-func (f *Fleet) shadowed(s *fleetServer) (n int, first string) {
+// shadowed names s's exposed resources and templates that an earlier
+// server in config order owns (nil maps when none), and describes the
+// first. Its cost follows s's items.
+func (f *Fleet) shadowed(s *fleetServer) (resources, templates map[string]bool, first string) {
 	me := f.order(s.spec.Name)
-	check := func(kind messages.CatalogKind, key string) {
+	check := func(kind messages.CatalogKind, key string) bool {
 		for _, o := range f.claims[kind][key] {
 			if o != s.spec.Name && f.order(o).Compare(me) < 0 {
-				if n == 0 {
+				if first == "" {
 					first = fmt.Sprintf("%s is %s's", key, o)
 				}
-				n++
-				return
+				return true
 			}
 		}
+		return false
 	}
 	for _, r := range s.published.resources {
-		check(messages.KindResources, r.URI)
+		if check(messages.KindResources, r.URI) {
+			if resources == nil {
+				resources = map[string]bool{}
+			}
+			resources[r.URI] = true
+		}
 	}
 	for _, t := range s.published.templates {
-		check(messages.KindResourceTemplates, t.URITemplate)
+		if check(messages.KindResourceTemplates, t.URITemplate) {
+			if templates == nil {
+				templates = map[string]bool{}
+			}
+			templates[t.URITemplate] = true
+		}
 	}
-	return n, first
+	return resources, templates, first
 }
 
 func promptKey(p messages.Prompt) string             { return p.Name }

@@ -23,6 +23,9 @@ type Row struct {
 	Prompts   []messages.Prompt
 	Resources []messages.Resource
 	Templates []messages.ResourceTemplate
+	// ShadowedResources and ShadowedTemplates are the URIs and URI
+	// templates of this server that an earlier server owns (nil if none).
+	ShadowedResources, ShadowedTemplates map[string]bool
 	// Order is the server's place in config order: of two servers that
 	// claim the same URI, the earlier owns it.
 	Order ConfigOrder
@@ -49,7 +52,9 @@ func (f *Fleet) Row(name string) (Row, bool) {
 			cat := f.exposedCatalog(s)
 			row.Prompts, row.Resources, row.Templates = cat.prompts, cat.resources, cat.templates
 			row.Status.Prompts, row.Status.Resources, row.Status.Templates = len(cat.prompts), len(cat.resources), len(cat.templates)
-			if n, first := f.shadowed(s); n > 0 {
+			var first string
+			row.ShadowedResources, row.ShadowedTemplates, first = f.shadowed(s)
+			if n := len(row.ShadowedResources) + len(row.ShadowedTemplates); n > 0 {
 				w := fmt.Sprintf("%d resources or templates owned by a server earlier in config order (%s)", n, first)
 				if row.Status.Warning != "" {
 					w = row.Status.Warning + "; " + w
