@@ -63,10 +63,10 @@ type sessionActor struct {
 type (
 	// connected is the lifeline's dial result.
 	connected struct {
-		cs    *mcp.ClientSession
-		pid   int
-		cat   catalog
-		err   error
+		cs  *mcp.ClientSession
+		pid int
+		cat catalog
+		err error
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
