@@ -172,7 +172,7 @@ func TestSupervisor_CatalogServedThroughTheAPI(t *testing.T) {
 		t.Fatalf("read through the template = %d %s", res.code, res.body)
 	}
 	for body, want := range map[string]int{
-		`{"name": "alpha__nope"}`: http.StatusNotFound,
+		`{"name": "alpha__nope"}`:  http.StatusNotFound,
 		`{"name": "alpha__greet"}`: http.StatusBadGateway, // name is required: the server says so
 	} {
 		if res := request(t, ts, http.MethodPost, "/api/v1/prompts/get", body); res.code != want {
