@@ -53,7 +53,7 @@ func (s *Supervisor) promptRow(server, prompt string) (*serverRow, error) {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
 	case !row.ready:
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
-	case !row.cat.promptNames[prompt]:
+	case !row.cat.hasPrompt(prompt):
 		return nil, fmt.Errorf("%w: %q has no prompt %q", ErrUnknownPrompt, server, prompt)
 	}
 	return row, nil
