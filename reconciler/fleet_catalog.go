@@ -144,14 +144,6 @@ func newClaimIndex() *claimIndex {
 	return &claimIndex{single: map[string]string{}, multi: map[string][]string{}}
 }
 
-// claimants are the servers that expose key.
-func (c *claimIndex) claimants(key string) []string {
-	if s, ok := c.single[key]; ok {
-		return []string{s}
-	}
-	return c.multi[key]
-}
-
 func (c *claimIndex) add(key, server string) (others []string) {
 	if s, ok := c.single[key]; ok {
 		delete(c.single, key)
