@@ -32,12 +32,17 @@
 //     cancels the lifelines: servers get the stop grace, then their process
 //     groups are signalled) and then waits for it.
 //   - The watcher actor starts the file watcher and closes it when it stops.
-//   - Subscribe adds an event stream subscriber that never blocks
-//     (Subscription.Close removes it).
+//   - Each Feed (Supervisor.Follow) runs one goroutine that copies events
+//     from the journal to its channel; Feed.Close ends it and waits, and
+//     so does the journal's Close (after the feed delivered everything)
+//     at the end of Supervisor.Close.
 //
 // # Events
 //
-// The journal numbers every event and publishes a *messages.Envelope on the
-// actor system's event stream. Publishing runs subscribers on the
-// publishing actor's goroutine: subscribers must only hand off.
+// The journal numbers every event, keeps the newest (bounded in count and
+// bytes) and publishes a *messages.Envelope on the actor system's event
+// stream. Publishing runs event stream subscribers on the publishing
+// actor's goroutine: they must only hand off (a panicking one is logged
+// and contained). Follow is the gap-free way to follow events: feeds read
+// the journal, so they never slow a publisher and never drop.
 package actors

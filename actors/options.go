@@ -73,8 +73,10 @@ type Options struct {
 	// Backoff and CrashLoop set the retry policy after failures.
 	Backoff   reconciler.Backoff
 	CrashLoop reconciler.CrashLoop
-	// JournalSize is how many events are kept for replay (4096).
-	JournalSize int
+	// JournalSize is how many events are kept for replay (4096), and
+	// JournalBytes how many bytes of them, as JSON (8 MiB): a fleet whose
+	// events carry long stderr tails keeps fewer.
+	JournalSize, JournalBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -121,7 +123,10 @@ func (o Options) withDefaults() Options {
 		o.CrashLoop = reconciler.DefaultCrashLoop
 	}
 	if o.JournalSize <= 0 {
-		o.JournalSize = 4096
+		o.JournalSize = DefaultJournalEvents
+	}
+	if o.JournalBytes <= 0 {
+		o.JournalBytes = DefaultJournalBytes
 	}
 	return o
 }
@@ -139,7 +144,7 @@ type environment struct {
 	opts    Options
 	clock   quartz.Clock
 	log     *zap.Logger
-	journal *journal
+	journal *Journal
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup

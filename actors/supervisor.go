@@ -62,7 +62,7 @@ func Start(opts Options) (*Supervisor, error) {
 		opts:       opts,
 		clock:      opts.Clock,
 		log:        opts.Logger,
-		journal:    newJournal(s.sys, opts.Clock, opts.JournalSize),
+		journal:    newSupervisorJournal(s.sys, opts.Clock, opts.Logger, opts.JournalSize, opts.JournalBytes),
 		readConfig: ReadConfigFiles,
 		redactor:   reconciler.NewRedactor(inheritedSecrets(opts.Environ())...),
 	}
@@ -222,7 +222,17 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 // EventsSince returns the kept events after sequence number seq, oldest
 // first; truncated reports that older ones were already dropped.
 func (s *Supervisor) EventsSince(seq uint64) (events []*messages.Envelope, truncated bool) {
-	return s.env.journal.since(seq)
+	return s.env.journal.Since(seq)
+}
+
+// Follow is the one way to follow the Supervisor's events: it replays the
+// kept events after since (0: all of them; Live: none), then delivers
+// live events as they are published, with no gap and no duplicate, and
+// recovers by itself when the reader falls behind (see Feed). buffer is
+// how many events the feed holds for a slow reader. The feed ends once the
+// Supervisor is closed and its last events were delivered.
+func (s *Supervisor) Follow(since uint64, buffer int) *Feed {
+	return s.env.journal.Follow(since, buffer)
 }
 
 func (s *Supervisor) isClosed() bool {
@@ -235,7 +245,8 @@ func (s *Supervisor) isClosed() bool {
 }
 
 // Close stops every actor, every server process and every goroutine the
-// supervisor started. Servers get StopGrace to exit before their process
+// supervisor started, then ends every Feed once it delivered the last
+// events. Servers get StopGrace to exit before their process
 // groups are signalled, so Close returns within about StopGrace plus a
 // second, even during a hung connect. It is idempotent.
 func (s *Supervisor) Close() error {
@@ -245,6 +256,7 @@ func (s *Supervisor) Close() error {
 			s.closeErr = fmt.Errorf("stop actors: %w", err)
 		}
 		s.env.work.Wait()
+		s.env.journal.Close()
 		if s.ownSystem {
 			s.sys.Shutdown()
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors"
 )
 
 // Options configure a Server. Only Fleet is required.
@@ -132,11 +134,13 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // feedMetrics follows the fleet's events into the metrics until the
 // returned stop is called; stop waits for the goroutine.
 func (s *Server) feedMetrics() (stop func()) {
-	feed := s.fleet.Follow(1024)
+	feed := s.fleet.Follow(actors.Live, 1024)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for env := range feed.Events() {
-			s.metrics.ObserveEvent(env)
+		for env := range feed.C {
+			if env.Seq != 0 { // not a feed's notice
+				s.metrics.ObserveEvent(env)
+			}
 		}
 	})
 	return func() {

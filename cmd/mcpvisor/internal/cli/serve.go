@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"go.uber.org/zap"
-
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
@@ -113,15 +111,15 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 		return ExitFailed
 	}
-	// Subscribe before the gateway loads the fleet's tools: every change
-	// after the load is in the subscription.
-	sub := sup.Subscribe(4096)
+	// Follow before the gateway loads the fleet's tools: every change
+	// after the load is in the feed.
+	feed := sup.Follow(actors.Live, 4096)
 	gw := gateway.New(sup, log.Named("gateway"))
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		gw.Run(follow, sub.C)
+		gw.Run(follow, feed.C)
 	}()
 
 	configs := strings.Join(f.configs, ", ")
@@ -149,10 +147,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// Clients are gone: stop following, then stop every server.
 	stopFollowing()
 	<-followed
-	sub.Close()
-	if n := sub.Dropped(); n > 0 {
-		log.Warn("gateway fell behind the fleet's events", zap.Uint64("dropped", n))
-	}
+	feed.Close()
 	closeErr := sup.Close()
 	code := ExitOK
 	for _, err := range []error{serveErr, closeErr} {
