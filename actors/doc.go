@@ -4,7 +4,8 @@
 //
 // # Actors
 //
-//	root        parent of the others; stopping it stops everything
+//	root        parent of the others; stopping it stops everything; the
+//	            supervisor strategy of the core actors (failure policy)
 //	reconciler  single writer of "what should run": plans each desired
 //	            state, spawns and stops session actors (its children),
 //	            retries failed servers, publishes server events and the
@@ -20,6 +21,15 @@
 // a goroutine that captures the actor's PID and root context and ends by
 // sending a result message; results carry a generation or session id so
 // stale ones are dropped; all timing goes through the quartz clock.
+//
+// # Failures
+//
+// The root actor is the core actors' supervisor strategy (failure.go): a
+// failed watcher is rebuilt; a failed reconciler or config actor ends
+// the Supervisor loudly (SupervisorFailed, Done, Err, every call failing
+// at once, every server stopped). Goroutines that run user-supplied code
+// recover a panic and hand it to their actor; a panicking Notifier is an
+// error; a panicking Options.Environ fails one server's start.
 //
 // # Goroutines and who stops them
 //

@@ -147,6 +147,18 @@ type WatcherDegraded struct {
 	Reason string `json:"reason"`
 }
 
+// SupervisorFailed is published once when a core actor (reconciler,
+// config or watcher) failed and the Supervisor cannot go on: it stops
+// every server, Supervisor.Done is closed and every call returns
+// Supervisor.Err. Only what the stopping actors had under way may follow
+// it.
+type SupervisorFailed struct {
+	// Actor is the actor that failed: "reconciler", "config" or "watcher".
+	Actor string `json:"actor"`
+	// Reason is what happened (a panic's value), redacted.
+	Reason string `json:"reason"`
+}
+
 // FeedTruncated is never published: a feed (Supervisor.Follow) delivers
 // it, in an Envelope with Seq 0, in place of events it could not deliver
 // because the journal no longer kept them. The feed goes on with event
@@ -170,4 +182,5 @@ func (*PlanApplied) EventType() string        { return "plan.applied" }
 func (*ResyncPlanned) EventType() string      { return "resync.planned" }
 func (*ResyncCompleted) EventType() string    { return "resync.completed" }
 func (*WatcherDegraded) EventType() string    { return "watcher.degraded" }
+func (*SupervisorFailed) EventType() string   { return "supervisor.failed" }
 func (*FeedTruncated) EventType() string      { return "stream.truncated" }

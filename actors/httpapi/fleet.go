@@ -10,7 +10,7 @@ import (
 )
 
 // Fleet is what the API serves: the read side, tool calls, resync, the
-// event feed of one supervisor. *actors.Supervisor is one;
+// event feed and the health of one supervisor. *actors.Supervisor is one;
 // tests use httpapitest.Fleet.
 type Fleet interface {
 	Status() messages.Status
@@ -21,6 +21,9 @@ type Fleet interface {
 	// (actors.Live: from now on), then live ones, without gap or
 	// duplicate.
 	Follow(since uint64, buffer int) *actors.Feed
+	// Err is actors.Supervisor.Err: nil while the fleet is supervised;
+	// /healthz answers 503 with it otherwise.
+	Err() error
 }
 
 // FleetOf returns sup as a Fleet (it is one); it stays for callers that

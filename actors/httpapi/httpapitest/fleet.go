@@ -44,6 +44,7 @@ type Fleet struct {
 	mu        sync.Mutex
 	status    messages.Status
 	tools     []messages.Tool
+	err       error
 	following chan struct{} // gets a value per Follow, if anyone waits
 	unfollow  chan struct{} // gets a value per feed end, if anyone waits
 	open      int           // feeds open, as last reported by the journal
@@ -92,6 +93,13 @@ func (f *Fleet) SetTools(tools []messages.Tool) {
 	f.tools = tools
 }
 
+// SetErr sets what Err returns (a failed or closed supervisor).
+func (f *Fleet) SetErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
 // Status implements httpapi.Fleet.
 func (f *Fleet) Status() messages.Status {
 	f.mu.Lock()
@@ -104,6 +112,13 @@ func (f *Fleet) Tools() []messages.Tool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]messages.Tool{}, f.tools...)
+}
+
+// Err implements httpapi.Fleet.
+func (f *Fleet) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // CallTool implements httpapi.Fleet.

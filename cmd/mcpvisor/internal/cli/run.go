@@ -124,10 +124,20 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 		}
 	case apiErr = <-served: // Serve returns early only on failure
 		fmt.Fprintln(io.Stdout, "mcpvisor: the HTTP API failed; stopping every server")
+	case <-sup.Done(): // a core actor failed: the servers are stopping
+		stopAPI()
+		if listener != nil {
+			apiErr = <-served
+		}
 	}
+	failed := sup.Err() // nil unless a core actor failed
 	closeErr := sup.Close()
 	<-printed // the feed ends after the supervisor's last event
 	feed.Close()
+	if failed != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", failed)
+		return ExitFailed
+	}
 	if err := errors.Join(apiErr, closeErr); err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
 		return ExitFailed

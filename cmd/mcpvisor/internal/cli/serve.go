@@ -121,6 +121,21 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		defer close(followed)
 		gw.Run(follow, feed.C)
 	}()
+	// A failed supervisor ends the serving as a signal would.
+	ctx, stopServing := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		select {
+		case <-sup.Done():
+			stopServing()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		stopServing()
+		<-watching
+	}()
 
 	configs := strings.Join(f.configs, ", ")
 	var serveErr error
@@ -138,7 +153,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		serveErr = gw.ServeStdio(ctx, io.Stdin, io.Stdout)
 	}
 
+	failed := sup.Err() // nil unless a core actor failed
 	switch {
+	case failed != nil:
+		serveErr = nil // the failure is the one line to say
 	case ctx.Err() != nil:
 		fmt.Fprintln(io.Stderr, "mcpvisor serve: signal received; stopping every server")
 	case serveErr == nil:
@@ -150,7 +168,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	feed.Close()
 	closeErr := sup.Close()
 	code := ExitOK
-	for _, err := range []error{serveErr, closeErr} {
+	for _, err := range []error{failed, serveErr, closeErr} {
 		if err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 			code = ExitFailed
