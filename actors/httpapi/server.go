@@ -86,8 +86,8 @@ func New(opts Options) *Server {
 
 // Handler is the whole API, authentication included. Mounted on its own
 // (without Serve), nothing feeds events to the metrics: call
-// Metrics().ObserveEvent from a subscription if the reconcile histogram
-// matters.
+// Metrics().ObserveEvent from a Supervisor.Follow feed if the reconcile
+// histogram matters.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Metrics is the server's metrics, to share its CallObserver.
