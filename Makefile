@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos
+.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite
 
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
@@ -71,6 +71,13 @@ bench-peers: $(PEERS_STAMP)
 
 $(PEERS_STAMP): test/bench/peers/package-lock.json test/bench/peers/package.json
 	cd test/bench/peers && npm ci --no-audit --no-fund --loglevel=error
+
+# The official MCP conformance suite's server scenarios, against the
+# go-sdk's conformance server directly and through `mcpvisor serve`
+# (test/mcpconformance/run.sh; see docs/reliability.md). Not part of
+# `make test` or CI yet: the gateway does not carry prompts and resources.
+conformance-suite:
+	bash test/mcpconformance/run.sh
 
 ci:
 	bash .ci/run

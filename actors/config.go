@@ -102,10 +102,17 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	a.reading = false
 	a.lastGood = m.lastGood
 	found := m.config
-	changed := a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid)
+	// The generation is the version of the desired state: a save that
+	// only moves text (white space, comments, key order) keeps it, and
+	// only refreshes the positions the reconciler shows.
+	changed := a.last == nil || !reconciler.SameDesired(*a.last, found)
+	moved := !changed && (!reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid))
 	committed := changed && a.inflightReal
+	refreshed := moved && a.inflightReal
 	if committed {
 		a.generation++
+	}
+	if committed || refreshed {
 		a.last = &found
 	}
 	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
@@ -115,46 +122,39 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	if a.inflightReal {
 		c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
 	}
-	a.answer(c, committed, &found)
+	a.answer(c, committed || refreshed, &found)
 	a.inflight = nil
 	if a.dirty || len(a.queued) > 0 {
 		a.startRead(c)
 	}
 }
 
-// answer sends the reconciler what this read means. A committed change
-// goes out once, carrying the first real resync it answers (so that
-// resync's plan shows the change); every other resync gets the current
-// state. A dry run is answered with what the read found, under the
-// generation it would get, and commits nothing.
+// answer sends the reconciler what this read means: a committed change
+// (or moved positions, under the same generation) as a DesiredState, then one Resync for each resync the read answers.
+// The first real resync follows the change (its answer shows the change's
+// plan); a dry run previews what the read found, under the generation it
+// would get, and commits nothing.
 func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.Config) {
-	var carried *messages.ResyncRequested
-	for _, r := range a.inflight {
-		if !r.DryRun {
-			carried = r
-			break
-		}
-	}
 	if committed {
-		c.Send(a.reconciler, a.desiredState(a.generation, a.last, carried))
+		c.Send(a.reconciler, a.desiredState(a.generation, a.last))
 	}
+	follows := committed
 	for _, r := range a.inflight {
-		switch {
-		case r == carried && committed:
-		case r.DryRun:
+		if r.DryRun {
 			gen := a.generation
-			if a.last == nil || !reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid) {
+			if a.last == nil || !reconciler.SameDesired(*a.last, *found) {
 				gen++ // what it would be
 			}
-			c.Send(a.reconciler, a.desiredState(gen, found, r))
-		default:
-			c.Send(a.reconciler, a.desiredState(a.generation, a.last, r))
+			c.Send(a.reconciler, &messages.Resync{ID: r.ID, DryRun: true, Generation: gen, Preview: a.desiredState(gen, found)})
+			continue
 		}
+		c.Send(a.reconciler, &messages.Resync{ID: r.ID, Generation: a.generation, FollowsChange: follows})
+		follows = false
 	}
 }
 
-func (a *configActor) desiredState(gen uint64, cfg *reconciler.Config, resync *messages.ResyncRequested) *messages.DesiredState {
-	return &messages.DesiredState{Generation: gen, Servers: cfg.Servers, Invalid: cfg.Invalid, Resync: resync}
+func (a *configActor) desiredState(gen uint64, cfg *reconciler.Config) *messages.DesiredState {
+	return &messages.DesiredState{Generation: gen, Servers: cfg.Servers, Invalid: cfg.Invalid}
 }
 
 // ReadConfigFiles reads each path. It does the I/O that reconciler.Load,

@@ -33,10 +33,10 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 			return nil
 		},
 	}
-	desired := make(chan *messages.DesiredState, 16)
+	resyncs := make(chan *messages.Resync, 16)
 	sink := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		if d, ok := c.Message().(*messages.DesiredState); ok {
-			desired <- d
+		if r, ok := c.Message().(*messages.Resync); ok {
+			resyncs <- r
 		}
 	}))
 	cfg := sys.Root.Spawn(newConfigProps(env, sink, []string{"/nonexistent/.mcp.json"}))
@@ -68,12 +68,9 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 	close(third)
 	for {
 		select {
-		case d := <-desired:
-			if d.Resync == nil {
-				continue // the initial, changed state
-			}
-			if d.Resync != resync {
-				t.Fatalf("resync answered by an unexpected read: %+v", d)
+		case r := <-resyncs:
+			if r.ID != resync.ID {
+				t.Fatalf("resync answered by an unexpected read: %+v", r)
 			}
 			// Three reads in all: a fourth would block in reads.
 			select {

@@ -60,3 +60,69 @@ func anyDiagnostic(ds []messages.Diagnostic, substr string) bool {
 	}
 	return false
 }
+
+// The generation is the version of the desired state: a save that only
+// reformats the file (white space, comments, key order) keeps it and
+// restarts nothing, while the positions shown in status follow the text.
+// Such a save used to bump the generation.
+func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("s"))
+	cfg := configFor(t, "s")
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mcpServers": {"s": {"command": "in-memory", "args": ["a"], "callTimeout": "5s"}, "bad": {"command": 1}}}`)
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{cfg}})
+	_, ready := rec.WaitState(ctx, 0, "s", messages.StateReady)
+	before := sup.Status()
+
+	write(`// reformatted
+{
+  "mcpServers": {
+    "bad": {"command": 1},
+
+    "s": {
+      "callTimeout": "5s", // same value
+      "args": [ "a" ],
+      "command": "in-memory",
+    },
+  },
+}`)
+	mark := rec.Len()
+	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	_, ev := rec.WaitFor(ctx, mark, "config loaded", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
+	if loaded := ev.(*messages.ConfigLoaded); loaded.Changed || loaded.Generation != before.Generation {
+		t.Fatalf("after a formatting-only save: %+v, want generation %d unchanged", loaded, before.Generation)
+	}
+	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the reconciler
+		t.Fatal(err)
+	}
+	after := sup.Status()
+	if after.Generation != before.Generation {
+		t.Fatalf("status generation %d → %d after a formatting-only save", before.Generation, after.Generation)
+	}
+	lines := map[string]int{}
+	for _, st := range after.Servers {
+		lines[st.Name] = st.Source.Line
+	}
+	if lines["s"] != 6 || lines["bad"] != 4 {
+		t.Fatalf("source lines after the save = %v, want s at 6 and bad at 4", lines)
+	}
+	if got := transitions(rec, mark, "s"); len(got) != 0 || after.Servers[1].Session != ready.Session {
+		t.Fatalf("s changed after a formatting-only save: %v, session %d → %d", got, ready.Session, after.Servers[1].Session)
+	}
+
+	write(`{"mcpServers": {"s": {"command": "in-memory", "args": ["a"], "callTimeout": "6s"}, "bad": {"command": 1}}}`)
+	mark = rec.Len()
+	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	_, ev = rec.WaitFor(ctx, mark, "changed config", func(e messages.Event) bool { l, ok := e.(*messages.ConfigLoaded); return ok && l.Changed })
+	if loaded := ev.(*messages.ConfigLoaded); loaded.Generation != before.Generation+1 {
+		t.Fatalf("after changing a setting: %+v, want generation %d", loaded, before.Generation+1)
+	}
+}

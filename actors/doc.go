@@ -6,10 +6,11 @@
 //
 //	root        parent of the others; stopping it stops everything; the
 //	            supervisor strategy of the core actors (failure policy)
-//	reconciler  single writer of "what should run": plans each desired
-//	            state, spawns and stops session actors (its children),
-//	            retries failed servers, publishes server events and the
-//	            read-only fleet view
+//	reconciler  the shell around reconciler.Fleet, the single writer of
+//	            "what should run": turns messages into fleet inputs and
+//	            carries out the effects (spawns and stops session actors,
+//	            its children, which it never restarts; arms retry timers;
+//	            swaps the read-only fleet view, then publishes and replies)
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher; its callbacks become FileChanged
@@ -36,7 +37,7 @@
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close; each tool call, each tools/list and each health probe runs
 //     on its own goroutine; the config actor reads files on a goroutine;
-//     timers (connect, call, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process

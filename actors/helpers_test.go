@@ -126,7 +126,13 @@ func reload(t *testing.T, ctx context.Context, sup *actors.Supervisor, rec *test
 // and no probes unless opts says otherwise.
 func startInMemory(t *testing.T, clock *quartz.Mock, f *fleet, opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
 	t.Helper()
-	opts.Clock, opts.Dial, opts.DisableWatch = clock, f.dial, true
+	return startWithDial(t, clock, f.dial, opts)
+}
+
+// startWithDial is startInMemory with a Dial of the test's own.
+func startWithDial(t *testing.T, clock *quartz.Mock, dial func(messages.ServerSpec) (mcp.Transport, error), opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+	t.Helper()
+	opts.Clock, opts.Dial, opts.DisableWatch = clock, dial, true
 	if opts.Logger == nil {
 		opts.Logger = zaptest.NewLogger(t)
 	}

@@ -44,6 +44,14 @@ type Options struct {
 	// Environ is the base environment of stdio servers (the entry's env is
 	// added on top); default: os.Environ.
 	Environ func() []string
+	// InheritEnv is how much of Environ a stdio server inherits when its
+	// entry has no inheritEnv of its own; nil means all of it. See
+	// messages.EnvPolicy and reconciler.InheritedEnviron.
+	InheritEnv *messages.EnvPolicy
+	// Secrets are more values to redact wherever an environment value
+	// would be (errors, stderr tails, events, logs): the HTTP API's or the
+	// gateway's token, which is in no server's environment.
+	Secrets []string
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -57,6 +65,9 @@ type Options struct {
 	// not set their own (30s, 60s). StopGrace is how long a stopping server
 	// gets before its process group is signalled (5s).
 	ConnectTimeout, CallTimeout, StopGrace time.Duration
+	// ListTimeout bounds a re-list of a server's tools after it announced
+	// list_changed (30s); the first list is part of the connect.
+	ListTimeout time.Duration
 	// ProbeInterval is how often a ready session is pinged (30s; negative
 	// disables probing); ProbeTimeout bounds one ping (10s); ProbeFailures
 	// misses in a row fail the server (2).
@@ -107,6 +118,7 @@ func (o Options) withDefaults() Options {
 	defaultDuration(&o.MaxWait, 2*time.Second)
 	defaultDuration(&o.ConnectTimeout, 30*time.Second)
 	defaultDuration(&o.CallTimeout, 60*time.Second)
+	defaultDuration(&o.ListTimeout, 30*time.Second)
 	defaultDuration(&o.StopGrace, 5*time.Second)
 	if o.ProbeInterval == 0 {
 		o.ProbeInterval = 30 * time.Second
@@ -182,6 +194,17 @@ func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor
 		return e.redactor // shared: building a matcher per session costs tens of KiB
 	}
 	return e.redactor.With(own...)
+}
+
+// environFor is the environment a stdio server for spec starts with,
+// before its own env: Environ, filtered by the entry's inheritEnv or else
+// the Supervisor's default.
+func (e *environment) environFor(spec messages.ServerSpec) []string {
+	policy := spec.InheritEnv
+	if policy == nil {
+		policy = e.opts.InheritEnv
+	}
+	return reconciler.InheritedEnviron(e.opts.Environ(), policy)
 }
 
 // redactLines redacts each line; the result is never nil.

@@ -3,8 +3,6 @@ package actors
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"sort"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -15,76 +13,51 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// reconcilerActor is the single writer of "what should run". It diffs each
-// desired state against the live servers with reconciler.Plan, carries the
-// plan out by spawning and stopping session actors (its children), turns
-// their reports into state changes, retries failed servers on the quartz
-// clock, and publishes every change as an event and as a new fleet view.
+// reconcilerActor is the shell around reconciler.Fleet, the single writer
+// of "what should run". It turns each message into a fleet input (with the
+// clock reading and the backoff jitter), carries out the effects: spawns
+// and stops session actors (its children), arms and cancels retry timers
+// on the quartz clock, then swaps the fleet view and only then publishes
+// the events and sends the resync replies, so whoever reacts to one reads
+// the state it announces.
+//
+// Its children never restart: a session actor that panics is stopped (it
+// implements actor.SupervisorStrategy for them) and its death becomes a
+// ServerFailed, retried like any other failure.
 type reconcilerActor struct {
-	env  *environment
-	view *fleetView
-	log  *zap.Logger
+	env   *environment
+	view  *fleetView
+	log   *zap.Logger
+	fleet *reconciler.Fleet
+	rng   *rand.Rand
 
-	generation, observedGen uint64
-	servers                 map[string]*server
-	invalid                 map[string]messages.InvalidServer
-	diagnostics             []messages.Diagnostic
-	nextSession             uint64
+	// sessions are the live session actors by session id; byActor maps an
+	// actor's PID id to its session id; crashed holds the panic of a
+	// session actor until its Terminated arrives.
+	sessions map[uint64]*liveSession
+	byActor  map[string]uint64
+	crashed  map[string]string
+	timers   map[string]retryTimer // armed retry timers by server
+	// waiters receive the answers to the resyncs they registered.
+	waiters map[string]chan<- messages.Event
 
-	// connecting counts sessions between spawn and their first report;
-	// queue holds servers waiting for a connect slot (state pending).
-	connecting int
-	queue      []string
-
-	resyncs []*pendingResync
-	rng     *rand.Rand
-
-	// outbox holds the events of the message being handled. They are
-	// published after the fleet view is swapped, so a subscriber reacting to
-	// an event already reads the state it announces.
-	outbox []messages.Event
-	// replies to resync requesters go out with the events, for the same
-	// reason: whoever gets the outcome may read Status at once.
-	replies []reply
-	dirty   bool // the view needs a new snapshot
-
-	// touched names the servers whose view rows need rebuilding; disabled
-	// holds the desired entries that are disabled (shown, never run).
-	touched  map[string]bool
-	disabled map[string]messages.ServerSpec
+	// Of the message being handled: its events and replies, sent after the
+	// view is swapped.
+	outbox  []messages.Event
+	replies []reconciler.Reply
 }
 
-// server is the reconciler's record of one configured server.
-type server struct {
-	spec  messages.ServerSpec // the spec currently applied
-	state messages.State
-	since time.Time
-
-	cur  *sessionRef // the session serving (or trying to)
-	next *sessionRef // make-before-break candidate for a changed spec
-
-	attempt, restarts int
-	everReady         bool        // a later ready session is a restart
-	failures          []time.Time // inside the crash-loop window
-	lastErr, warning  string
-	stderrTail        []string
-	nextRetry         time.Time
-	retry             *quartz.Timer
-	retryToken        uint64
-
-	tools []messages.Tool // as listed by cur, before filtering
+// liveSession is the shell's half of a fleet session: where it lives, and
+// once it is ready, how to read its stderr.
+type liveSession struct {
+	spec   messages.ServerSpec
+	pid    *actor.PID
+	stderr func() []string
 }
 
-type sessionRef struct {
-	id         uint64
-	pid        *actor.PID
-	spec       messages.ServerSpec
-	osPID      int
-	reason     string          // why it was started, for its ready event
-	stderr     func() []string // live stderr tail once ready (stdio only)
-	connecting bool            // holds a connect slot
-	ready      bool
-	stopping   bool
+type retryTimer struct {
+	timer *quartz.Timer
+	token uint64
 }
 
 // Messages private to the reconciler actor.
@@ -95,28 +68,30 @@ type (
 	}
 	// configDiagnostics carries the config actor's diagnostics into status.
 	configDiagnostics struct{ diagnostics []messages.Diagnostic }
+	// awaitResync registers where the answers to resync id go: a buffered
+	// channel (2) that gets ResyncPlanned, then ResyncCompleted.
+	awaitResync struct {
+		id    string
+		reply chan<- messages.Event
+	}
+	forgetResync struct{ id string }
 )
-
-type reply struct {
-	to  *actor.PID
-	msg any
-}
-
-type pendingResync struct {
-	req     *messages.ResyncRequested
-	gen     uint64
-	waiting map[string]bool
-}
 
 func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &reconcilerActor{
-			env:     env,
-			view:    view,
-			log:     env.log.Named("reconciler"),
-			servers: map[string]*server{},
-			invalid: map[string]messages.InvalidServer{},
-			rng:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			env:  env,
+			view: view,
+			log:  env.log.Named("reconciler"),
+			fleet: reconciler.NewFleet(reconciler.FleetOptions{
+				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
+			}),
+			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			sessions: map[uint64]*liveSession{},
+			byActor:  map[string]uint64{},
+			crashed:  map[string]string{},
+			timers:   map[string]retryTimer{},
+			waiters:  map[string]chan<- messages.Event{},
 		}
 	})
 }
@@ -124,46 +99,83 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *messages.DesiredState:
-		r.desiredState(c, m)
+		r.step(c, reconciler.DesiredArrived{Now: r.now(), Desired: m})
+	case *messages.Resync:
+		r.step(c, reconciler.ResyncArrived{Now: r.now(), Resync: m})
 	case *configDiagnostics:
-		r.diagnostics, r.dirty = m.diagnostics, true
+		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.diagnostics})
 	case *sessionReady:
 		r.sessionReady(c, m)
 	case *sessionTools:
-		r.sessionTools(m)
+		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.server, Session: m.id, Tools: m.tools})
 	case *messages.ServerFailed:
-		r.serverFailed(c, m)
+		r.step(c, reconciler.SessionFailed{Now: r.now(), Failure: m, Jitter: r.rng.Float64()})
 	case *sessionStopped:
-		r.sessionStopped(c, m)
+		r.forget(m.id)
+		r.step(c, reconciler.SessionStopped{Now: r.now(), Server: m.server, Session: m.id})
 	case *retryDue:
 		r.retryDue(c, m)
+	case *actor.Terminated:
+		r.terminated(c, m)
+	case *awaitResync:
+		r.waiters[m.id] = m.reply
+	case *forgetResync:
+		delete(r.waiters, m.id)
 	case *actor.Stopping:
-		r.stopRetries()
+		r.stopTimers()
 	default:
 		return
 	}
 	r.flush(c)
 }
 
-// emit queues an event for publication once the message is handled; a
-// server event also marks that server's view row for rebuilding.
-func (r *reconcilerActor) emit(ev messages.Event) {
-	r.outbox = append(r.outbox, ev)
-	r.dirty = true
-	switch ev := ev.(type) {
-	case *messages.ServerStateChanged:
-		r.touch(ev.Server)
-	case *messages.ToolsChanged:
-		r.touch(ev.Server)
+func (r *reconcilerActor) now() time.Time { return r.env.clock.Now("reconciler", "step") }
+
+// step feeds one input to the fleet and carries out its effects; events
+// and replies wait in the outbox for flush.
+func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
+	for _, e := range r.fleet.Step(in) {
+		switch e := e.(type) {
+		case reconciler.Spawn:
+			r.spawn(c, e)
+		case reconciler.Stop:
+			r.stop(c, e)
+		case reconciler.ArmRetry:
+			r.armRetry(c, e)
+		case reconciler.CancelRetry:
+			r.cancelRetry(e.Server)
+		case reconciler.Publish:
+			r.logEvent(e.Event)
+			r.outbox = append(r.outbox, e.Event)
+		case reconciler.Reply:
+			r.replies = append(r.replies, e)
+		}
 	}
+}
+
+// logEvent logs every server state change (operators follow these lines;
+// the error is redacted already).
+func (r *reconcilerActor) logEvent(ev messages.Event) {
+	sc, ok := ev.(*messages.ServerStateChanged)
+	if !ok {
+		return
+	}
+	fields := []zap.Field{zap.String("server", sc.Server), zap.String("from", string(sc.From)), zap.String("to", string(sc.To)), zap.String("reason", sc.Reason)}
+	if sc.Error != "" {
+		fields = append(fields, zap.String("error", sc.Error))
+	}
+	if sc.From == sc.To && sc.Error != "" {
+		r.log.Warn("changed server failed to start; previous session kept", fields...)
+		return
+	}
+	r.log.Info("server state", fields...)
 }
 
 // flush swaps the fleet view, then publishes the queued events in order
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
-	if r.dirty {
-		r.refreshView()
-		r.dirty = false
+	if names, changed := r.fleet.TakeChanged(); changed {
+		r.refreshView(names)
 	}
 	for _, ev := range r.outbox {
 		r.env.journal.publish(ev)
@@ -171,501 +183,112 @@ func (r *reconcilerActor) flush(c actor.Context) {
 	clear(r.outbox)
 	r.outbox = r.outbox[:0]
 	for _, rp := range r.replies {
-		c.Send(rp.to, rp.msg)
+		r.reply(rp)
 	}
 	clear(r.replies)
 	r.replies = r.replies[:0]
 }
 
-// desiredState plans a new desired state (or a resync of the current one)
-// and applies the plan unless it is a dry run.
-func (r *reconcilerActor) desiredState(c actor.Context, m *messages.DesiredState) {
-	if m.Generation < r.generation {
-		r.log.Debug("stale desired state dropped", zap.Uint64("generation", m.Generation))
-		if m.Resync != nil {
-			r.answerResync(m.Resync, r.generation, nil)
-		}
-		return
-	}
-	desired := reconciler.Desired{Servers: m.Servers, Invalid: m.Invalid, Resync: m.Resync != nil}
-	steps := reconciler.Plan(desired, r.observed())
-	dry := m.Resync != nil && m.Resync.DryRun
-	r.emit(&messages.PlanComputed{Generation: m.Generation, DryRun: dry, Steps: steps})
-	if dry {
-		r.answerResync(m.Resync, m.Generation, steps)
-		r.completeResync(&pendingResync{req: m.Resync, gen: m.Generation, waiting: map[string]bool{}})
-		return
-	}
-	r.generation, r.dirty = m.Generation, true
-	r.applyInvalid(m.Invalid)
-	r.applyDisabled(m.Servers)
-	specs := make(map[string]messages.ServerSpec, len(m.Servers))
-	for _, s := range m.Servers {
-		specs[s.Name] = s
-	}
-	touched := map[string]bool{}
-	for _, st := range steps {
-		if r.apply(c, st, specs[st.Server]) {
-			touched[st.Server] = true
-		}
-	}
-	r.observedGen = r.generation
-	r.emit(&messages.PlanApplied{Generation: m.Generation, Steps: steps})
-	if m.Resync != nil {
-		r.answerResync(m.Resync, m.Generation, steps)
-		r.resyncs = append(r.resyncs, &pendingResync{req: m.Resync, gen: m.Generation, waiting: touched})
-		r.checkResyncs()
+func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
+	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session), "session-"+e.Spec.Name+"-")
+	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid}
+	r.byActor[pid.Id] = e.Session
+}
+
+func (r *reconcilerActor) stop(c actor.Context, e reconciler.Stop) {
+	if ls := r.sessions[e.Session]; ls != nil {
+		c.Send(ls.pid, &stopSession{})
 	}
 }
 
-// apply carries out one plan step; it reports whether the step started a
-// session whose outcome a resync should wait for.
-func (r *reconcilerActor) apply(c actor.Context, st messages.PlanStep, spec messages.ServerSpec) bool {
-	s := r.servers[st.Server]
-	switch st.Action {
-	case messages.ActionStart:
-		if spec.Disabled {
-			return false
-		}
-		if s == nil {
-			s = &server{state: messages.StateStopped}
-			r.servers[spec.Name] = s
-		}
-		s.spec = spec
-		r.resetFailures(s)
-		r.launch(c, s, st.Reason)
-		return true
-	case messages.ActionStop:
-		r.stop(c, st.Server, st.Reason)
-	case messages.ActionRestart:
-		r.restart(c, s, spec, st.Reason)
-		return true
-	case messages.ActionRetry:
-		s.spec = spec
-		r.resetFailures(s)
-		r.stopSession(c, s.cur)
-		s.cur = nil
-		r.launch(c, s, st.Reason)
-		return true
-	case messages.ActionKeep:
-		r.keep(s, spec)
-	}
-	return false
-}
-
-// keep applies the live-settable fields (tool filters, call timeout,
-// restart policy) of an unchanged server without touching its session.
-func (r *reconcilerActor) keep(s *server, spec messages.ServerSpec) {
-	if s == nil || spec.Name == "" {
-		return // disabled and not running, or invalid: nothing live to update
-	}
-	if s.next != nil {
-		// The plan compared against the pending change: its live settings
-		// are what changed. The serving session keeps its own spec.
-		s.next.spec = spec
-		return
-	}
-	old := s.spec
-	s.spec = spec
-	r.touch(spec.Name) // the source position or live settings may have moved
-	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
-		r.publishTools(spec.Name, s, filterTools(s.tools, old))
-	}
-}
-
-func (r *reconcilerActor) restart(c actor.Context, s *server, spec messages.ServerSpec, reason string) {
-	if s.cur != nil && s.cur.ready && s.state == messages.StateReady {
-		// Make before break: the old session serves until the new one is
-		// ready; if the new one fails, the old one keeps serving.
-		r.stopSession(c, s.next)
-		s.next = r.spawn(c, spec)
-		s.next.reason = "restarted, " + reason
-		s.warning = ""
-		r.log.Info("restarting, old session serves meanwhile", zap.String("server", spec.Name), zap.String("reason", reason))
-		return
-	}
-	r.stopSession(c, s.next)
-	s.next = nil
-	r.stopSession(c, s.cur)
-	s.cur = nil
-	s.spec = spec
-	r.resetFailures(s)
-	r.launch(c, s, reason)
-}
-
-// launch starts a new session for s now, or queues it for a connect slot.
-func (r *reconcilerActor) launch(c actor.Context, s *server, reason string) {
-	r.cancelRetry(s)
-	if r.connecting >= r.env.opts.MaxConnects {
-		if !slices.Contains(r.queue, s.spec.Name) {
-			r.queue = append(r.queue, s.spec.Name)
-		}
-		r.transition(s, messages.StatePending, reason)
-		return
-	}
-	s.cur = r.spawn(c, s.spec)
-	r.transition(s, messages.StateStarting, reason)
-}
-
-func (r *reconcilerActor) spawn(c actor.Context, spec messages.ServerSpec) *sessionRef {
-	r.nextSession++
-	ref := &sessionRef{id: r.nextSession, spec: spec, connecting: true}
-	r.connecting++
-	ref.pid = c.SpawnPrefix(newSessionProps(r.env, spec, ref.id), "session-"+spec.Name+"-")
-	return ref
-}
-
-// releaseSlot frees ref's connect slot and starts queued servers.
-func (r *reconcilerActor) releaseSlot(c actor.Context, ref *sessionRef) {
-	if ref == nil || !ref.connecting {
-		return
-	}
-	ref.connecting = false
-	r.connecting--
-	for len(r.queue) > 0 && r.connecting < r.env.opts.MaxConnects {
-		name := r.queue[0]
-		r.queue = r.queue[1:]
-		if s := r.servers[name]; s != nil && s.state == messages.StatePending {
-			s.cur = r.spawn(c, s.spec)
-			r.transition(s, messages.StateStarting, "connect slot free")
-		}
-	}
-}
-
-// stopSession asks a session to stop gracefully. Its sessionStopped report
-// follows once its process is gone.
-func (r *reconcilerActor) stopSession(c actor.Context, ref *sessionRef) {
-	if ref == nil || ref.stopping {
-		return
-	}
-	ref.stopping = true
-	r.releaseSlot(c, ref)
-	c.Send(ref.pid, &stopSession{})
-}
-
-func (r *reconcilerActor) stop(c actor.Context, name, reason string) {
-	s := r.servers[name]
-	if s == nil {
-		return
-	}
-	r.cancelRetry(s)
-	r.queue = slices.DeleteFunc(r.queue, func(q string) bool { return q == name })
-	r.stopSession(c, s.next)
-	s.next = nil
-	prev := filterTools(s.tools, s.spec)
-	s.tools = nil
-	r.publishTools(name, s, prev) // everything it exposed is withdrawn
-	if s.cur == nil {
-		r.transition(s, messages.StateStopped, reason)
-		delete(r.servers, name)
-		return
-	}
-	r.stopSession(c, s.cur)
-	r.transition(s, messages.StateStopping, reason)
-}
-
-func (r *reconcilerActor) sessionStopped(c actor.Context, m *sessionStopped) {
-	s := r.servers[m.server]
-	if s == nil || s.cur == nil || s.cur.id != m.id {
-		return // a replaced session (make-before-break, retry) went away
-	}
-	s.cur = nil
-	if s.state == messages.StateStopping {
-		r.transitionWith(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.id })
-		delete(r.servers, m.server)
+func (r *reconcilerActor) forget(id uint64) {
+	if ls := r.sessions[id]; ls != nil {
+		delete(r.byActor, ls.pid.Id)
+		delete(r.sessions, id)
 	}
 }
 
 func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
-	s := r.servers[m.server]
-	if s == nil {
-		return
+	if ls := r.sessions[m.id]; ls != nil {
+		ls.stderr = m.stderr
 	}
-	prev := filterTools(s.tools, s.spec) // what was exposed before this report
-	switch {
-	case s.next != nil && s.next.id == m.id:
-		// The changed spec works: swap, then retire the old session.
-		r.releaseSlot(c, s.next)
-		old := s.cur
-		s.cur, s.next = s.next, nil
-		s.spec = s.cur.spec
-		r.stopSession(c, old)
-	case s.cur != nil && s.cur.id == m.id && !s.cur.stopping:
-		r.releaseSlot(c, s.cur)
-	default:
-		return // stale: superseded or stopping
-	}
-	if s.everReady {
-		s.restarts++
-	}
-	s.everReady = true
-	s.cur.ready, s.cur.osPID, s.cur.stderr = true, m.pid, m.stderr
-	s.attempt, s.lastErr, s.warning, s.nextRetry = 0, "", "", time.Time{}
-	s.tools = m.tools
-	reason := "connected"
-	if s.cur.reason != "" {
-		reason = s.cur.reason
-	}
-	r.transitionWith(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.pid })
-	r.publishTools(m.server, s, prev)
-	r.checkResyncs()
+	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.tools})
 }
 
-func (r *reconcilerActor) sessionTools(m *sessionTools) {
-	s := r.servers[m.server]
-	if s == nil || s.cur == nil || s.cur.id != m.id || !s.cur.ready {
-		return
-	}
-	prev := filterTools(s.tools, s.spec)
-	s.tools = m.tools
-	r.publishTools(m.server, s, prev)
+// armRetry arms a quartz timer whose callback only sends.
+func (r *reconcilerActor) armRetry(c actor.Context, e reconciler.ArmRetry) {
+	r.cancelRetry(e.Server)
+	self, root := c.Self(), c.ActorSystem().Root
+	due := &retryDue{server: e.Server, token: e.Token}
+	t := r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "backoff")
+	r.timers[e.Server] = retryTimer{timer: t, token: e.Token}
 }
 
-// serverFailed handles the death, or the failed start, of a session.
-func (r *reconcilerActor) serverFailed(c actor.Context, m *messages.ServerFailed) {
-	s := r.servers[m.Server]
-	if s == nil {
-		return
+func (r *reconcilerActor) cancelRetry(server string) {
+	if t, ok := r.timers[server]; ok {
+		t.timer.Stop("reconciler", "backoff")
+		delete(r.timers, server)
 	}
-	if s.next != nil && s.next.id == m.Session {
-		r.changeFailed(c, s, m)
-		return
-	}
-	if s.cur == nil || s.cur.id != m.Session || s.cur.stopping {
-		return // stale
-	}
-	r.stopSession(c, s.cur) // makes sure the process group is gone
-	s.cur = nil
-	r.fail(c, s, m)
-}
-
-// changeFailed handles the failure of a make-before-break candidate: the
-// old session keeps serving, with a warning. If the old session has died
-// meanwhile, nothing serves: the server has failed, on its new spec.
-func (r *reconcilerActor) changeFailed(c actor.Context, s *server, m *messages.ServerFailed) {
-	r.stopSession(c, s.next)
-	spec := s.next.spec
-	s.next = nil
-	if s.cur == nil {
-		s.spec = spec
-		r.fail(c, s, m)
-		return
-	}
-	s.warning = "new config failed, still serving the previous session: " + m.Error
-	s.stderrTail = m.StderrTail
-	r.log.Warn("changed server failed to start; previous session kept", zap.String("server", m.Server), zap.String("error", m.Error))
-	r.emit(&messages.ServerStateChanged{
-		Server: m.Server, Generation: r.generation, Session: s.cur.id, From: s.state, To: s.state,
-		Reason: "new config failed; previous session kept", Error: m.Error, StderrTail: m.StderrTail,
-	})
-	r.checkResyncs()
-}
-
-// fail marks s failed after the failure m (its sessions are already being
-// stopped), withdraws its tools, and schedules a retry unless the restart
-// policy or the crash-loop budget says otherwise.
-func (r *reconcilerActor) fail(c actor.Context, s *server, m *messages.ServerFailed) {
-	now := r.env.clock.Now("reconciler", "failure")
-	s.attempt++
-	s.lastErr, s.stderrTail = m.Error, m.StderrTail
-	var loop bool
-	loop, s.failures = r.env.opts.CrashLoop.Exceeded(append(s.failures, now), now)
-	prev := filterTools(s.tools, s.spec)
-	s.tools = nil
-	r.publishTools(m.Server, s, prev) // a dead server exposes nothing
-	r.cancelRetry(s)
-	var reason string
-	switch {
-	case s.spec.Restart == messages.RestartNever:
-		reason = "failed; restart policy never: waiting for resync or config change"
-	case loop:
-		reason = fmt.Sprintf("crash loop (%d failures in %s): waiting for resync or config change", len(s.failures), r.env.opts.CrashLoop.Window)
-	default:
-		d := r.env.opts.Backoff.Delay(s.attempt, r.rng.Float64())
-		s.nextRetry = now.Add(d)
-		token, self, root, name := s.retryToken, c.Self(), c.ActorSystem().Root, m.Server
-		s.retry = r.env.clock.AfterFunc(d, func() { root.Send(self, &retryDue{server: name, token: token}) }, "reconciler", "backoff")
-		reason = "failed; retrying in " + d.Round(time.Millisecond).String()
-	}
-	r.transitionWith(s, messages.StateFailed, reason, func(ev *messages.ServerStateChanged) {
-		ev.Session, ev.Error, ev.StderrTail = m.Session, m.Error, m.StderrTail
-	})
-	r.checkResyncs()
 }
 
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
-	s := r.servers[m.server]
-	if s == nil || s.retryToken != m.token || s.state != messages.StateFailed {
+	if t, ok := r.timers[m.server]; ok && t.token == m.token {
+		delete(r.timers, m.server) // fired; a stale fire leaves a newer timer armed
+	}
+	r.step(c, reconciler.RetryDue{Now: r.now(), Server: m.server, Token: m.token})
+}
+
+func (r *reconcilerActor) stopTimers() {
+	for server := range r.timers {
+		r.cancelRetry(server)
+	}
+}
+
+// HandleFailure makes the reconciler the supervisor of its children, the
+// session actors: one that panics is stopped, never restarted. Its
+// Terminated then reports the panic as the session's failure.
+func (r *reconcilerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+	r.crashed[child.Id] = fmt.Sprint(reason)
+	sup.StopChildren(child)
+}
+
+// terminated turns the end of a crashed session actor into its failure and
+// its stop (its lifeline was cancelled when it stopped: the process group
+// is killed after the stop grace at the latest).
+func (r *reconcilerActor) terminated(c actor.Context, m *actor.Terminated) {
+	reason, crashed := r.crashed[m.Who.Id]
+	if !crashed {
+		return // an ordinary stop: its sessionStopped is on its way
+	}
+	delete(r.crashed, m.Who.Id)
+	id, ok := r.byActor[m.Who.Id]
+	if !ok {
 		return
 	}
-	if s.next != nil {
-		return // a changed spec is already being started: its outcome decides
-	}
-	s.retry = nil
-	r.launch(c, s, "retry after backoff")
+	spec := r.sessions[id].spec
+	server := spec.Name
+	r.forget(id)
+	msg := r.env.redactorFor(spec).Redact("session crashed: " + reason)
+	r.log.Error("session actor crashed; stopped", zap.String("server", server), zap.Uint64("session", id), zap.String("reason", msg))
+	now := r.now()
+	r.step(c, reconciler.SessionFailed{Now: now, Jitter: r.rng.Float64(), Failure: &messages.ServerFailed{
+		Server: server, Session: id, Error: msg, ExitCode: -1,
+	}})
+	r.step(c, reconciler.SessionStopped{Now: now, Server: server, Session: id})
 }
 
-func (r *reconcilerActor) resetFailures(s *server) {
-	s.attempt, s.failures, s.nextRetry = 0, nil, time.Time{}
-}
-
-func (r *reconcilerActor) cancelRetry(s *server) {
-	if s.retry != nil {
-		s.retry.Stop("reconciler", "backoff")
-		s.retry = nil
-	}
-	s.retryToken++
-	s.nextRetry = time.Time{}
-}
-
-func (r *reconcilerActor) stopRetries() {
-	for _, s := range r.servers {
-		r.cancelRetry(s)
-	}
-}
-
-// applyDisabled records the disabled entries, shown in status as disabled.
-func (r *reconcilerActor) applyDisabled(specs []messages.ServerSpec) {
-	next := map[string]messages.ServerSpec{}
-	for _, s := range specs {
-		if s.Disabled {
-			next[s.Name] = s
-			r.touch(s.Name)
-		}
-	}
-	for name := range r.disabled {
-		r.touch(name)
-	}
-	r.disabled = next
-}
-
-// applyInvalid records invalid entries; one that has no live server shows
-// as invalid in status.
-func (r *reconcilerActor) applyInvalid(invalid []messages.InvalidServer) {
-	next := make(map[string]messages.InvalidServer, len(invalid))
-	for name := range r.invalid {
-		r.touch(name)
-	}
-	for _, inv := range invalid {
-		next[inv.Name] = inv
-		r.touch(inv.Name)
-		if _, was := r.invalid[inv.Name]; !was {
-			r.emit(&messages.ServerStateChanged{
-				Server: inv.Name, Generation: r.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,
-			})
-		}
-	}
-	r.invalid = next
-}
-
-func (r *reconcilerActor) transition(s *server, to messages.State, reason string) {
-	r.transitionWith(s, to, reason, nil)
-}
-
-// transitionWith moves s to a new state and publishes the change.
-func (r *reconcilerActor) transitionWith(s *server, to messages.State, reason string, decorate func(*messages.ServerStateChanged)) {
-	ev := &messages.ServerStateChanged{
-		Server: s.spec.Name, Generation: r.generation, From: s.state, To: to, Reason: reason,
-		Attempt: s.attempt, NextRetry: s.nextRetry,
-	}
-	if s.cur != nil {
-		ev.Session = s.cur.id
-	}
-	if decorate != nil {
-		decorate(ev)
-	}
-	s.state, s.since = to, r.env.clock.Now("reconciler", "transition")
-	r.log.Info("server state", zap.String("server", ev.Server), zap.String("from", string(ev.From)),
-		zap.String("to", string(to)), zap.String("reason", reason))
-	r.emit(ev)
-}
-
-// publishTools publishes the difference between prev and s's current
-// exposed tools (none unless it is ready).
-func (r *reconcilerActor) publishTools(name string, s *server, prev []messages.Tool) {
-	var now []messages.Tool
-	if s.state == messages.StateReady && s.cur != nil {
-		now = filterTools(s.tools, s.spec)
-	}
-	added, removed, changed := diffTools(prev, now)
-	if len(added)+len(removed)+len(changed) == 0 {
+// reply hands a resync answer to whoever registered its id; the
+// registration ends with the ResyncCompleted.
+func (r *reconcilerActor) reply(rp reconciler.Reply) {
+	w, ok := r.waiters[rp.ID]
+	if !ok {
 		return
 	}
-	ev := &messages.ToolsChanged{Server: name, Tools: append([]messages.Tool{}, now...), Added: added, Removed: removed, Changed: changed}
-	if s.cur != nil {
-		ev.Session = s.cur.id
+	select {
+	case w <- rp.Message:
+	default: // the waiter gave up and nobody drains it; never block the mailbox
 	}
-	r.emit(ev)
-}
-
-// observed is the live side of the next plan.
-func (r *reconcilerActor) observed() []reconciler.Observed {
-	out := make([]reconciler.Observed, 0, len(r.servers))
-	for _, s := range r.servers {
-		if s.state == messages.StateStopping {
-			continue // already on its way out; a new desired entry starts afresh
-		}
-		spec := s.spec
-		if s.next != nil {
-			spec = s.next.spec // the pending change is what is being applied
-		}
-		out = append(out, reconciler.Observed{Spec: spec, State: s.state})
-	}
-	return out
-}
-
-func (r *reconcilerActor) answerResync(req *messages.ResyncRequested, gen uint64, steps []messages.PlanStep) {
-	if req.ReplyTo == nil {
-		return
-	}
-	if steps == nil {
-		steps = []messages.PlanStep{}
-	}
-	r.replies = append(r.replies, reply{req.ReplyTo, &messages.ResyncPlanned{ID: req.ID, Generation: gen, DryRun: req.DryRun, Steps: steps}})
-}
-
-// checkResyncs completes every resync whose servers have all settled.
-func (r *reconcilerActor) checkResyncs() {
-	open := r.resyncs[:0]
-	for _, p := range r.resyncs {
-		if r.settled(p) {
-			r.completeResync(p)
-		} else {
-			open = append(open, p)
-		}
-	}
-	r.resyncs = open
-}
-
-func (r *reconcilerActor) settled(p *pendingResync) bool {
-	for name := range p.waiting {
-		s := r.servers[name]
-		if s == nil {
-			continue
-		}
-		if s.next != nil || s.state == messages.StatePending || s.state == messages.StateStarting {
-			return false
-		}
-	}
-	return true
-}
-
-func (r *reconcilerActor) completeResync(p *pendingResync) {
-	outcomes := make([]messages.ServerOutcome, 0, len(p.waiting))
-	for name := range p.waiting {
-		o := messages.ServerOutcome{Server: name, State: messages.StateStopped}
-		if s := r.servers[name]; s != nil {
-			o.State, o.Error = s.state, s.lastErr
-			if s.warning != "" {
-				o.Error = s.warning
-			}
-		}
-		outcomes = append(outcomes, o)
-	}
-	sort.Slice(outcomes, func(i, j int) bool { return outcomes[i].Server < outcomes[j].Server })
-	done := &messages.ResyncCompleted{ID: p.req.ID, Generation: p.gen, Outcomes: outcomes}
-	r.emit(done)
-	if p.req.ReplyTo != nil {
-		r.replies = append(r.replies, reply{p.req.ReplyTo, done})
+	if _, done := rp.Message.(*messages.ResyncCompleted); done {
+		delete(r.waiters, rp.ID)
 	}
 }

@@ -387,3 +387,47 @@ func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
 		t.Fatalf("generation = %d after applying, want 2", st.Generation)
 	}
 }
+
+// Restoring the config after a broken change (its new command does not
+// start) makes the warning go: the serving session runs what the config
+// says again. It used to read "new config failed, still serving the
+// previous session" for good.
+func TestReconciler_RestoredConfigClearsTheWarning(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("s"))
+	cfg := configFor(t, "s")
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{cfg}})
+	_, ready := rec.WaitState(ctx, 0, "s", messages.StateReady)
+
+	f.breakDials("s", errors.New(`exec: "srv-v2": executable file not found in $PATH`))
+	mark := rec.Len()
+	writeConfig(t, cfg, map[string]any{"s": map[string]any{"command": "in-memory", "args": []string{"--v2"}}})
+	reload(t, ctx, sup, rec)
+	rec.WaitFor(ctx, mark, "kept old session", func(e messages.Event) bool {
+		sc, ok := e.(*messages.ServerStateChanged)
+		return ok && sc.Server == "s" && sc.Error != ""
+	})
+	if st := sup.Status().Servers[0]; st.Warning == "" {
+		t.Fatalf("status = %+v, want the failed change's warning", st)
+	}
+
+	mark = rec.Len()
+	writeConfig(t, cfg, map[string]any{"s": map[string]any{"command": "in-memory"}})
+	reload(t, ctx, sup, rec)
+	if _, _, err := sup.Resync(ctx, true); err != nil { // barrier: the desired state was applied
+		t.Fatal(err)
+	}
+	st := sup.Status().Servers[0]
+	if st.State != messages.StateReady || st.Session != ready.Session || st.Warning != "" {
+		t.Fatalf("status after the restore = %+v, want ready on session %d with no warning", st, ready.Session)
+	}
+	rec.WaitFor(ctx, mark, "the barrier's completion", func(e messages.Event) bool { _, ok := e.(*messages.ResyncCompleted); return ok })
+	if diff := cmp.Diff([]string{"ready→ready (config matches the serving session again)"}, transitions(rec, mark, "s")); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s", diff)
+	}
+	if got := f.dialCount("s"); got != 2 {
+		t.Fatalf("s dialled %d times, want 2 (the first start and the failed change): the restore restarted it", got)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -84,10 +86,14 @@ type (
 	// callTool is a tool call routed to this session. reply is buffered (1)
 	// and receives exactly one callResult.
 	callTool struct {
-		ctx   context.Context
-		tool  string
-		args  any
-		reply chan<- callResult
+		ctx  context.Context
+		tool string
+		args any
+		// timeout is the server's call timeout as the reconciler knows
+		// it now: a live field, which may have changed since the
+		// session was spawned. Zero means the session's own.
+		timeout time.Duration
+		reply   chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -152,15 +158,14 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
-		s.stopProbe()
-		s.cancel()
+		s.stopping()
 	}
 }
 
 func (s *sessionActor) start(c actor.Context) {
 	s.ctx, s.cancel = context.WithCancel(s.env.ctx)
 	self, root := c.Self(), c.ActorSystem().Root
-	environ, err := callEnviron(s.env.opts.Environ)
+	environ, err := callEnviron(func() []string { return s.env.environFor(s.spec) })
 	var cn *conn
 	if err == nil {
 		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace)
@@ -169,10 +174,21 @@ func (s *sessionActor) start(c actor.Context) {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
 	}
+	if cn.stderr != nil {
+		cn.stderr.redactWith(s.redactor) // before the process starts
+	}
 	s.conn = cn
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
+		defer func() {
+			// A panic here (a custom transport's Connect, say) would take
+			// the whole process down: it is this session's failure instead.
+			if p := recover(); p != nil {
+				cn.signalGroup(syscall.SIGKILL)
+				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
+			}
+		}()
 		s.lifeline(s.ctx, self, root, cn)
 	}()
 }
@@ -243,9 +259,39 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 		return nil, nil, nil, errors.New("stopped while connecting")
 	case fired:
 		return nil, nil, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+	case closedByServer(err) && exited(cn):
+		return nil, nil, nil, handshakeExit(cn)
 	default:
 		return nil, nil, nil, fmt.Errorf("connect: %w", err)
 	}
+}
+
+// closedByServer reports whether a handshake failed because the server's
+// end of the connection closed (its stdout reached end of file), rather
+// than because the client gave up on it (garbage on stdout, a protocol
+// error), after which the process exits too. The go-sdk flattens the read
+// error into text ("client is closing: EOF"), so the text is checked as
+// well as the chain.
+func closedByServer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), "EOF")
+}
+
+// exited reports whether the server's process has been reaped. A failed
+// Connect closes the session, which waits for the process, so a server
+// that exited during the handshake has its exit status by now.
+func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil }
+
+// handshakeExit says that the server exited before the handshake was done,
+// with its exit status and its last stderr line: the first thing a user
+// needs to see when a server does not start (a script not found, an API
+// key missing). The SDK's own words for it ("client is closing: EOF") say
+// neither. The caller redacts the text.
+func handshakeExit(cn *conn) error {
+	msg := "server process exited during the MCP handshake: " + cn.cmd.ProcessState.String()
+	if tail := cn.stderrTail(); len(tail) > 0 {
+		msg += "; its last stderr line: " + tail[len(tail)-1]
+	}
+	return errors.New(msg)
 }
 
 // close ends a live session gracefully: close it (stdin closes, the
@@ -323,6 +369,16 @@ func (s *sessionActor) stop(c actor.Context) {
 	}
 }
 
+// stopping runs when the actor stops, whatever the reason (the reconciler
+// stopping, or this actor having panicked: it is never restarted). The
+// lifeline, if any, closes the session and kills the process group.
+func (s *sessionActor) stopping() {
+	s.stopProbe()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
 // finish tells the reconciler this session and its process are gone, and
 // stops the actor.
 func (s *sessionActor) finish(c actor.Context) {
@@ -343,11 +399,18 @@ func (s *sessionActor) relist(c actor.Context) {
 		return
 	}
 	s.listN++
-	n, self, root, ctx := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
+	n, self, root, stop := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
+	timeout, clock := s.env.opts.ListTimeout, s.env.clock
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
+		ctx, cancel := context.WithCancel(stop)
+		defer cancel()
+		timer := clock.AfterFunc(timeout, cancel, "session", "list")
 		tools, err := listTools(ctx, s.spec.Name, cs)
+		if !timer.Stop() && err != nil && stop.Err() == nil {
+			err = fmt.Errorf("tools/list: no complete answer within %s (list timeout): %w", timeout, err)
+		}
 		root.Send(self, &toolsListed{n: n, tools: tools, err: err})
 	}()
 }
@@ -356,11 +419,32 @@ func (s *sessionActor) toolsListed(c actor.Context, m *toolsListed) {
 	if m.n != s.listN || s.cs == nil {
 		return // a newer list is on its way, or the session is gone
 	}
+	if errors.Is(m.err, errListUnbounded) {
+		s.listFailed(c, m.err)
+		return
+	}
 	if m.err != nil {
 		s.log.Warn("list tools after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
 		return
 	}
 	c.Send(c.Parent(), &sessionTools{server: s.spec.Name, id: s.id, tools: m.tools})
+}
+
+// listFailed fails the server over a listing that had to be cut: its
+// catalog cannot be trusted. The lifeline then closes the connection (and
+// its process group) as for a stop.
+func (s *sessionActor) listFailed(c actor.Context, err error) {
+	s.stopProbe()
+	s.cs = nil
+	s.failed = true
+	c.Send(c.Parent(), &messages.ServerFailed{
+		Server:     s.spec.Name,
+		Session:    s.id,
+		Error:      s.redactor.Redact(err.Error()),
+		ExitCode:   -1,
+		StderrTail: redactLines(s.redactor, s.stderr()),
+	})
+	s.cancel()
 }
 
 // call dispatches one tool call to a goroutine: the mailbox is never a
@@ -371,7 +455,10 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		m.reply <- callResult{err: ErrNotReady}
 		return
 	}
-	timeout := s.spec.CallTimeout
+	timeout := m.timeout
+	if timeout <= 0 {
+		timeout = s.spec.CallTimeout
+	}
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}

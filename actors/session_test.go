@@ -198,3 +198,100 @@ func TestSession_StopDuringConnectDropsTheResult(t *testing.T) {
 		t.Fatalf("a timer is left (due in %s)", d)
 	}
 }
+
+// panicOnce returns a Dial that panics with reason on its first call for
+// name (through dial, or, with inTransport, inside the transport's
+// Connect, on the session's lifeline) and dials f afterwards.
+func panicOnce(f *fleet, name, reason string, inTransport bool) func(messages.ServerSpec) (mcp.Transport, error) {
+	var panicked atomic.Bool
+	return func(spec messages.ServerSpec) (mcp.Transport, error) {
+		if spec.Name != name || panicked.Swap(true) {
+			return f.dial(spec)
+		}
+		if inTransport {
+			return panicTransport(reason), nil
+		}
+		panic(reason)
+	}
+}
+
+type panicTransport string
+
+func (p panicTransport) Connect(context.Context) (mcp.Connection, error) { panic(string(p)) }
+
+// closeInBound closes sup and fails the test if Close does not return
+// within the test context (it used to wait forever for a session actor
+// that protoactor had restarted).
+func closeInBound(t *testing.T, ctx context.Context, sup *actors.Supervisor) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- sup.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("close: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Close did not return")
+	}
+}
+
+// A session actor that panics (here in a user-supplied Options.Dial, which
+// runs in its Receive) is stopped, never restarted by protoactor: its end
+// is the server's failure, naming the panic, and the server retries on its
+// backoff like after any other failure. Close keeps its bound.
+func TestSession_PanicInDialIsAFailureAndRetried(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	defer backoffs.Close()
+	f := newFleet(t, echoServers("s", "ok"))
+	opts := actors.Options{ConfigPaths: []string{configFor(t, "s", "ok")}, Backoff: reconcilerBackoff(time.Second)}
+	sup, rec := startWithDial(t, mClock, panicOnce(f, "s", "dial exploded", false), opts)
+
+	backoffs.MustWait(ctx).MustRelease(ctx)
+	_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
+	if !strings.Contains(failed.Error, "session crashed: dial exploded") || failed.Reason != "failed; retrying in 1s" {
+		t.Fatalf("failure = %+v, want the panic named and a retry in 1s", failed)
+	}
+	rec.WaitState(ctx, 0, "ok", messages.StateReady)
+	mClock.Advance(time.Second).MustWait(ctx)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+	want := []string{
+		"stopped→starting (new)",
+		"starting→failed (failed; retrying in 1s)",
+		"failed→starting (retry after backoff)",
+		"starting→ready (connected)",
+	}
+	if diff := cmp.Diff(want, transitions(rec, 0, "s")); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s", diff)
+	}
+	if got := f.dialCount("s"); got != 1 {
+		t.Fatalf("s dialled %d times after the panic, want 1 (the retry): a restarted actor dialled again", got)
+	}
+	closeInBound(t, ctx, sup)
+}
+
+// A panic on a session's lifeline goroutine (here in a custom transport's
+// Connect) would end the whole process; it is the server's failure
+// instead, and the server retries.
+func TestSession_PanicOnTheLifelineIsAFailureAndRetried(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	defer backoffs.Close()
+	f := newFleet(t, echoServers("s"))
+	opts := actors.Options{ConfigPaths: []string{configFor(t, "s")}, Backoff: reconcilerBackoff(time.Second)}
+	sup, rec := startWithDial(t, mClock, panicOnce(f, "s", "transport exploded", true), opts)
+
+	backoffs.MustWait(ctx).MustRelease(ctx)
+	_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
+	if !strings.Contains(failed.Error, "session panicked: transport exploded") {
+		t.Fatalf("failure = %+v, want the panic named", failed)
+	}
+	mClock.Advance(time.Second).MustWait(ctx)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+	closeInBound(t, ctx, sup)
+}

@@ -3,17 +3,26 @@ package actors
 import (
 	"bytes"
 	"sync"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// stderrRing keeps the last lines a server wrote to stderr. It is the
-// process's stderr writer, so Write runs on the exec package's copying
+// stderrRing keeps the last lines a server wrote to stderr, redacted. It is
+// the process's stderr writer, so Write runs on the exec package's copying
 // goroutine; Tail may be called from anywhere.
+//
+// Lines are redacted before they are cut to stderrLineMax: a line keeps
+// the redactor's Lookahead beyond the cut until it is complete, so a
+// secret straddling the cut is found whole. (Cutting first once showed 24
+// of a 25-character secret.)
 type stderrRing struct {
-	mu      sync.Mutex
-	lines   []string // ring of at most max complete lines
-	next    int      // index of the oldest line once the ring is full
-	partial []byte   // an unterminated last line, bounded by maxLine
-	max     int
+	mu       sync.Mutex
+	lines    []string // ring of at most max complete lines, redacted
+	next     int      // index of the oldest line once the ring is full
+	partial  []byte   // an unterminated last line, raw, bounded by keep
+	max      int
+	redactor *reconciler.Redactor // nil until redactWith; then fixed
+	keep     int                  // stderrLineMax plus the redactor's lookahead
 }
 
 const (
@@ -21,7 +30,15 @@ const (
 	stderrLineMax = 1024
 )
 
-func newStderrRing(max int) *stderrRing { return &stderrRing{max: max} }
+func newStderrRing(max int) *stderrRing { return &stderrRing{max: max, keep: stderrLineMax} }
+
+// redactWith sets the redactor. It is called before the process starts,
+// so before the first Write.
+func (r *stderrRing) redactWith(red *reconciler.Redactor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.redactor, r.keep = red, stderrLineMax+red.Lookahead()
+}
 
 func (r *stderrRing) Write(p []byte) (int, error) {
 	r.mu.Lock()
@@ -30,19 +47,24 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			r.partial = appendBounded(r.partial, p)
+			r.partial = r.appendBounded(r.partial, p)
 			break
 		}
-		r.partial = appendBounded(r.partial, p[:i])
-		r.push(string(bytes.TrimRight(r.partial, "\r")))
+		r.partial = r.appendBounded(r.partial, p[:i])
+		r.push(r.line(bytes.TrimRight(r.partial, "\r")))
 		r.partial = r.partial[:0]
 		p = p[i+1:]
 	}
 	return n, nil
 }
 
-func appendBounded(dst, src []byte) []byte {
-	room := stderrLineMax - len(dst)
+// line redacts raw and cuts it to stderrLineMax.
+func (r *stderrRing) line(raw []byte) string {
+	return r.redactor.RedactCut(string(raw), stderrLineMax)
+}
+
+func (r *stderrRing) appendBounded(dst, src []byte) []byte {
+	room := r.keep - len(dst)
 	if room <= 0 {
 		return dst
 	}
@@ -61,7 +83,8 @@ func (r *stderrRing) push(line string) {
 	r.next = (r.next + 1) % r.max
 }
 
-// Tail returns the kept lines, oldest first, plus an unterminated last line.
+// Tail returns the kept lines, oldest first, plus an unterminated last
+// line, all redacted.
 func (r *stderrRing) Tail() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -69,7 +92,7 @@ func (r *stderrRing) Tail() []string {
 	out = append(out, r.lines[r.next:]...)
 	out = append(out, r.lines[:r.next]...)
 	if len(r.partial) > 0 {
-		out = append(out, string(r.partial))
+		out = append(out, r.line(r.partial))
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func Start(opts Options) (*Supervisor, error) {
 		log:        opts.Logger,
 		journal:    newSupervisorJournal(s.sys, opts.Clock, opts.Logger, opts.JournalSize, opts.JournalBytes),
 		readConfig: ReadConfigFiles,
-		redactor:   reconciler.NewRedactor(inheritedSecrets(secrets)...),
+		redactor:   reconciler.NewRedactor(append(inheritedSecrets(secrets), opts.Secrets...)...),
 		ending:     newEnding(),
 		// nil outside tests: fsnotify.
 		newNotifier: opts.newNotifier,
@@ -198,7 +198,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
 	}
 	reply := make(chan callResult, 1)
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, reply: reply})
+	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout, reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.
 	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
@@ -223,16 +223,17 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 	if err := s.Err(); err != nil {
 		return nil, nil, err
 	}
-	replies := make(chan any, 2)
-	inbox := s.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		switch m := c.Message().(type) {
-		case *messages.ResyncPlanned, *messages.ResyncCompleted:
-			replies <- m
+	id := fmt.Sprintf("resync-%d", s.resyncs.Add(1))
+	replies := make(chan messages.Event, 2)
+	// Registered before the request leaves: the config actor's answer
+	// reaches the reconciler after this.
+	s.sys.Root.Send(s.pids.Reconciler, &awaitResync{id: id, reply: replies})
+	defer func() {
+		if s.Err() == nil { // a stopped reconciler needs no forgetting
+			s.sys.Root.Send(s.pids.Reconciler, &forgetResync{id: id})
 		}
-	}))
-	defer s.sys.Root.Stop(inbox)
-	req := &messages.ResyncRequested{ID: fmt.Sprintf("resync-%d", s.resyncs.Add(1)), DryRun: dryRun, ReplyTo: inbox}
-	s.sys.Root.Send(s.pids.Config, req)
+	}()
+	s.sys.Root.Send(s.pids.Config, &messages.ResyncRequested{ID: id, DryRun: dryRun})
 	var planned *messages.ResyncPlanned
 	for {
 		select {

@@ -5,7 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"slices"
+	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,14 +14,49 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// listTools lists every tool of a session, following pagination.
+// Bounds on one listing. A server that answers every tools/list page with
+// a fresh cursor (or the same one again) would otherwise be followed
+// forever, growing mcpvisor's memory without end while its status said
+// ready; go-sdk's own paginating iterator has no bound.
+const (
+	maxListPages = 100
+	maxListItems = 10_000
+)
+
+// errListUnbounded: a listing went past maxListPages or maxListItems, or
+// its cursors went round in a circle. The server is failed.
+var errListUnbounded = errors.New("listing cut")
+
+// listTools lists every tool of a session, following pagination, within
+// maxListPages pages and maxListItems tools; a cursor the server already
+// gave is a loop and ends the listing too.
 func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]messages.Tool, error) {
 	var out []messages.Tool
-	for t, err := range cs.Tools(ctx, nil) {
+	seen := map[[sha256.Size]byte]bool{} // cursors already followed, by hash: a cursor may be large
+	params := &mcp.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, toolOf(server, t))
+		if len(out)+len(res.Tools) > maxListItems {
+			return nil, fmt.Errorf("tools/list: %w after %d pages: the server has more than %d tools", errListUnbounded, page, maxListItems)
+		}
+		for _, t := range res.Tools {
+			out = append(out, toolOf(server, t))
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		sum := sha256.Sum256([]byte(res.NextCursor))
+		switch {
+		case seen[sum]:
+			return nil, fmt.Errorf("tools/list: %w: page %d gave a cursor the server had given before (its pages loop)", errListUnbounded, page)
+		case page >= maxListPages:
+			return nil, fmt.Errorf("tools/list: %w: the server still had more after %d pages", errListUnbounded, maxListPages)
+		}
+		seen[sum] = true
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -44,48 +80,4 @@ func toolOf(server string, t *mcp.Tool) messages.Tool {
 	_ = json.NewEncoder(h).Encode([]any{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, tool.Annotations})
 	tool.Hash = hex.EncodeToString(h.Sum(nil)[:12])
 	return tool
-}
-
-// filterTools applies a server's allow and deny lists. An empty allow list
-// allows everything.
-func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Tool {
-	if len(spec.AllowTools) == 0 && len(spec.DenyTools) == 0 {
-		return tools
-	}
-	out := make([]messages.Tool, 0, len(tools))
-	for _, t := range tools {
-		if len(spec.AllowTools) > 0 && !slices.Contains(spec.AllowTools, t.Name) {
-			continue
-		}
-		if slices.Contains(spec.DenyTools, t.Name) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// diffTools names the tools added, removed and changed (same name, other
-// hash) between two sorted tool lists.
-func diffTools(old, new []messages.Tool) (added, removed, changed []string) {
-	added, removed, changed = []string{}, []string{}, []string{}
-	prev := make(map[string]string, len(old))
-	for _, t := range old {
-		prev[t.Name] = t.Hash
-	}
-	for _, t := range new {
-		h, ok := prev[t.Name]
-		switch {
-		case !ok:
-			added = append(added, t.Name)
-		case h != t.Hash:
-			changed = append(changed, t.Name)
-		}
-		delete(prev, t.Name)
-	}
-	for name := range prev {
-		removed = append(removed, name)
-	}
-	sort.Strings(removed)
-	return added, removed, changed
 }

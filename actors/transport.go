@@ -77,13 +77,16 @@ func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 	case messages.TransportStdio, "":
 		return dialStdio(spec, environ, grace), nil
 	case messages.TransportHTTP:
-		hc, ht, err := originBoundClient(spec.URL, spec.Headers)
+		hc, ht, err := originBoundClient(spec.URL, spec.Headers, false)
 		if err != nil {
 			return nil, err
 		}
 		return &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: -1}, http: ht}, nil
 	case messages.TransportSSE:
-		hc, ht, err := originBoundClient(spec.URL, spec.Headers)
+		// The SSE transport POSTs every message to the URL the server's
+		// first event names: one on another origin is refused, or tool
+		// arguments would go there.
+		hc, ht, err := originBoundClient(spec.URL, spec.Headers, true)
 		if err != nil {
 			return nil, err
 		}
@@ -121,10 +124,15 @@ func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) 
 // headers to another origin.
 var errCrossOriginRedirect = errors.New("redirect to another origin refused")
 
+// errCrossOriginEndpoint refuses a request to another origin than the
+// configured URL's, which only an SSE server's endpoint event can cause.
+var errCrossOriginEndpoint = errors.New("the server's SSE endpoint event points at another origin: refused (tool arguments would go there)")
+
 // originBoundClient returns an HTTP client, on a transport of its own, that
 // adds headers only to requests for endpoint's own origin and refuses
-// cross-origin redirects.
-func originBoundClient(endpoint string, headers map[string]string) (*http.Client, *http.Transport, error) {
+// cross-origin redirects; with sameOriginOnly it refuses every request for
+// another origin.
+func originBoundClient(endpoint string, headers map[string]string, sameOriginOnly bool) (*http.Client, *http.Transport, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse url: %w", err)
@@ -132,7 +140,7 @@ func originBoundClient(endpoint string, headers map[string]string) (*http.Client
 	origin := u.Scheme + "://" + u.Host
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	return &http.Client{
-		Transport: &headerTransport{origin: origin, headers: headers, next: base},
+		Transport: &headerTransport{origin: origin, headers: headers, sameOriginOnly: sameOriginOnly, next: base},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if req.URL.Scheme+"://"+req.URL.Host != origin {
 				return errCrossOriginRedirect
@@ -146,13 +154,21 @@ func originBoundClient(endpoint string, headers map[string]string) (*http.Client
 }
 
 type headerTransport struct {
-	origin  string
-	headers map[string]string
-	next    http.RoundTripper
+	origin         string
+	headers        map[string]string
+	sameOriginOnly bool
+	next           http.RoundTripper
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 && req.URL.Scheme+"://"+req.URL.Host == t.origin {
+	same := req.URL.Scheme+"://"+req.URL.Host == t.origin
+	if !same && t.sameOriginOnly {
+		if req.Body != nil {
+			_ = req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, fmt.Errorf("%w (%s://%s)", errCrossOriginEndpoint, req.URL.Scheme, req.URL.Host)
+	}
+	if len(t.headers) > 0 && same {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)

@@ -58,23 +58,14 @@ func (s *fleetSnapshot) row(name string) (*serverRow, bool) {
 	return s.rows[i], true
 }
 
-// touch marks a server's row for rebuilding at the next refresh.
-func (r *reconcilerActor) touch(name string) {
-	if r.touched == nil {
-		r.touched = map[string]bool{}
-	}
-	r.touched[name] = true
-	r.dirty = true
-}
-
-// refreshView swaps in a new snapshot: the touched rows are rebuilt, the
-// others are shared with the previous snapshot.
-func (r *reconcilerActor) refreshView() {
+// refreshView swaps in a new snapshot: the rows of the named servers are
+// rebuilt from the fleet, the others are shared with the previous snapshot.
+func (r *reconcilerActor) refreshView(names []string) {
 	old := r.view.load()
 	rows := old.rows
-	if len(r.touched) > 0 {
+	if len(names) > 0 {
 		rows = slices.Clone(old.rows)
-		for name := range r.touched {
+		for _, name := range names {
 			row := r.buildRow(name)
 			i, found := slices.BinarySearchFunc(rows, name, func(x *serverRow, n string) int { return strings.Compare(x.status.Name, n) })
 			switch {
@@ -86,54 +77,41 @@ func (r *reconcilerActor) refreshView() {
 				rows = slices.Insert(rows, i, row)
 			}
 		}
-		clear(r.touched)
 	}
 	r.view.p.Store(&fleetSnapshot{
-		generation:   r.generation,
-		observed:     r.observedGen,
-		configErrors: r.diagnostics,
+		generation:   r.fleet.Generation(),
+		observed:     r.fleet.ObservedGeneration(),
+		configErrors: r.fleet.Diagnostics(),
 		rows:         rows,
 	})
 }
 
-// buildRow renders one server, or nil if it is not in the fleet at all:
-// a live server, else an invalid entry, else a disabled one.
+// buildRow is the fleet's projection of one server (nil if it is not in
+// the fleet) plus what only the shell knows: the session actor that takes
+// its calls, the live stderr of a ready stdio server, the default call
+// timeout.
 func (r *reconcilerActor) buildRow(name string) *serverRow {
-	if s, ok := r.servers[name]; ok {
-		row := &serverRow{status: messages.ServerStatus{
-			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
-			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning, NextRetry: s.nextRetry,
-			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
-		}}
-		if s.cur != nil {
-			row.status.Session, row.status.PID, row.session = s.cur.id, s.cur.osPID, s.cur.pid
-		}
-		row.callTimeout = s.spec.CallTimeout
-		if row.callTimeout <= 0 {
-			row.callTimeout = r.env.opts.CallTimeout
-		}
-		if s.state == messages.StateReady && s.cur != nil {
-			row.stderr = s.cur.stderr
-			row.tools = filterTools(s.tools, s.spec)
-			row.ready, row.exposed = true, make(map[string]bool, len(row.tools))
-			for _, t := range row.tools {
-				row.exposed[t.Name] = true
-			}
-			row.status.Tools = len(row.tools)
-		}
-		return row
+	fr, ok := r.fleet.Row(name)
+	if !ok {
+		return nil
 	}
-	if inv, ok := r.invalid[name]; ok {
-		return &serverRow{status: messages.ServerStatus{
-			Name: name, State: messages.StateInvalid, LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
-		}}
+	row := &serverRow{status: fr.Status, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout}
+	if row.callTimeout <= 0 {
+		row.callTimeout = r.env.opts.CallTimeout
 	}
-	if d, ok := r.disabled[name]; ok {
-		return &serverRow{status: messages.ServerStatus{
-			Name: name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
-		}}
+	if ls := r.sessions[fr.Status.Session]; ls != nil {
+		row.session = ls.pid
+		if fr.Ready {
+			row.stderr = ls.stderr
+		}
 	}
-	return nil
+	if fr.Ready {
+		row.exposed = make(map[string]bool, len(row.tools))
+		for _, t := range row.tools {
+			row.exposed[t.Name] = true
+		}
+	}
+	return row
 }
 
 // status copies a snapshot into the public shape.

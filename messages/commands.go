@@ -1,7 +1,5 @@
 package messages
 
-import "github.com/asynkron/protoactor-go/actor"
-
 // FileChanged is a hint that some configured files may have changed. The
 // config actor re-reads every configured file whatever Paths says: a trigger
 // says that something changed, never what.
@@ -13,13 +11,13 @@ type FileChanged struct {
 // immediate retry of every failed server (backoff and crash-loop budget
 // reset). Healthy unchanged servers are not touched.
 type ResyncRequested struct {
-	// ID correlates the reply and the ResyncCompleted event; any string.
+	// ID correlates the reconciler's answers (ResyncPlanned, then
+	// ResyncCompleted, also published) with the request; any string. Whoever
+	// wants the answers registers the ID with the reconciler first, as
+	// Supervisor.Resync does.
 	ID string
 	// DryRun computes the plan and changes nothing.
 	DryRun bool
-	// ReplyTo, when set, receives a *ResyncPlanned once the plan is known
-	// and a *ResyncCompleted once it was applied.
-	ReplyTo *actor.PID
 }
 
 // DesiredState is the whole config as the config actor last read it. The
@@ -30,8 +28,25 @@ type DesiredState struct {
 	Servers []ServerSpec
 	// Invalid holds the entries that cannot run.
 	Invalid []InvalidServer
-	// Resync is set when this read answers a ResyncRequested.
-	Resync *ResyncRequested
+}
+
+// Resync is the config actor's answer to a ResyncRequested, sent to the
+// reconciler once the config files were read again (after the DesiredState
+// that read produced, if it produced one): retry every failed server of
+// the desired state now, or, for a dry run, only plan.
+type Resync struct {
+	// ID is the ResyncRequested's.
+	ID     string
+	DryRun bool
+	// Generation is the desired state the resync follows.
+	Generation uint64
+	// FollowsChange says that the read answering this resync changed the
+	// desired state: the DesiredState just sent (Generation) belongs to the
+	// resync's answer, so its plan shows the change.
+	FollowsChange bool
+	// Preview, for a dry run, is what the config files say now, committed or
+	// not: the plan is computed against it.
+	Preview *DesiredState
 }
 
 // ServerFailed reports that a live session died or could not be

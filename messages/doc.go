@@ -9,11 +9,16 @@
 //
 //	message          sender                              receiver         effect
 //	FileChanged      watcher actor (tests, embedders)    config actor     re-read every config file
-//	ResyncRequested  Supervisor.Resync, API, tests       config actor     re-read, then retry every failed server now
-//	DesiredState     config actor                        reconciler       plan and apply (or, for a dry-run resync, only plan)
+//	ResyncRequested  Supervisor.Resync, API, tests       config actor     re-read, then (as Resync) retry every failed server now
+//	DesiredState     config actor                        reconciler       plan and apply
+//	Resync           config actor                        reconciler       after the DesiredState its read produced, if any: retry every
+//	                                                                      failed server now (a dry run only plans, against Preview)
 //	ServerFailed     session actor (tests)               reconciler       mark failed, back off, retry
-//	ResyncPlanned    reconciler                          ResyncRequested.ReplyTo
-//	ResyncCompleted  reconciler                          ResyncRequested.ReplyTo (also published)
+//	ResyncPlanned    reconciler                          whoever registered the resync's ID (Supervisor.Resync)
+//	ResyncCompleted  reconciler                          whoever registered the resync's ID (also published)
+//
+// Replies are matched by correlation id, never addressed: the reconciler
+// keeps, for each resync id a caller registered, where its answers go.
 //
 // # Events
 //

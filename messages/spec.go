@@ -45,6 +45,10 @@ type ServerSpec struct {
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
 	Disabled  bool              `json:"disabled,omitempty"`
+	// InheritEnv says which of mcpvisor's own environment variables a
+	// stdio server inherits; nil means the Supervisor's default (every
+	// variable, unless its options say otherwise).
+	InheritEnv *EnvPolicy `json:"inheritEnv,omitempty"`
 
 	// ConnectTimeout bounds spawn plus handshake; zero means the default.
 	ConnectTimeout time.Duration `json:"connectTimeout,omitempty"`
@@ -58,9 +62,19 @@ type ServerSpec struct {
 	// Source is where the entry was declared (the position of its name).
 	Source Position `json:"source"`
 	// Fingerprint is a stable hash of the expanded session-affecting fields
-	// (transport, command, args, env, cwd, url, headers). Two specs with the
-	// same fingerprint can share one live session.
+	// (transport, command, args, env, cwd, url, headers, inheritEnv). Two
+	// specs with the same fingerprint can share one live session.
 	Fingerprint string `json:"fingerprint"`
+}
+
+// EnvPolicy says which variables of mcpvisor's environment a stdio server
+// inherits. With All, every one; otherwise only the minimal base (PATH,
+// HOME, USER, LOGNAME, SHELL, TERM, TZ, TMPDIR, LANG and LC_*) plus the
+// names in Allow. The server's own env is always added on top.
+type EnvPolicy struct {
+	All bool `json:"all,omitempty"`
+	// Allow names variables, or prefixes ending in "*" ("NODE_*").
+	Allow []string `json:"allow,omitempty"`
 }
 
 // InvalidServer is a config entry that cannot run, with the reason.

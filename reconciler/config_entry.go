@@ -13,74 +13,14 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// The fields of a server entry. Which transport a field belongs to decides
-// whether it is read: a field of the other kind is a conflict (command with
-// a url) or ignored with a warning (env on an http server), never silently
-// folded into the fingerprint.
-const (
-	fieldType           = "type"
-	fieldCommand        = "command"
-	fieldArgs           = "args"
-	fieldEnv            = "env"
-	fieldCwd            = "cwd"
-	fieldURL            = "url"
-	fieldHeaders        = "headers"
-	fieldDisabled       = "disabled"
-	fieldConnectTimeout = "connectTimeout"
-	fieldCallTimeout    = "callTimeout"
-	fieldRestart        = "restart"
-	fieldAllowTools     = "allowTools"
-	fieldDenyTools      = "denyTools"
-)
+// maxFields bounds the rows of serverFields, so that the values of one
+// entry fit in an array on the stack and the keys seen in a bit set.
+const maxFields = 32
 
-var knownFields = []string{
-	fieldType, fieldCommand, fieldArgs, fieldEnv, fieldCwd, fieldURL, fieldHeaders,
-	fieldDisabled, fieldConnectTimeout, fieldCallTimeout, fieldRestart,
-	fieldAllowTools, fieldDenyTools,
-}
-
-// entryFields holds the value of each known field of one entry; nil means
-// absent. A JSON null counts as absent, since generators write it for
-// unset optional fields.
-type entryFields struct {
-	typ, command, args, env, cwd, url, headers     *hujson.Value
-	disabled, connectTimeout, callTimeout, restart *hujson.Value
-	allowTools, denyTools                          *hujson.Value
-}
-
-// slot returns where the value of a known field goes and the field's bit
-// in a set of fields seen; nil for an unknown field.
-func (f *entryFields) slot(name []byte) (**hujson.Value, uint16) {
-	switch string(name) { // no allocation: the compiler compares the bytes
-	case fieldType:
-		return &f.typ, 1 << 0
-	case fieldCommand:
-		return &f.command, 1 << 1
-	case fieldArgs:
-		return &f.args, 1 << 2
-	case fieldEnv:
-		return &f.env, 1 << 3
-	case fieldCwd:
-		return &f.cwd, 1 << 4
-	case fieldURL:
-		return &f.url, 1 << 5
-	case fieldHeaders:
-		return &f.headers, 1 << 6
-	case fieldDisabled:
-		return &f.disabled, 1 << 7
-	case fieldConnectTimeout:
-		return &f.connectTimeout, 1 << 8
-	case fieldCallTimeout:
-		return &f.callTimeout, 1 << 9
-	case fieldRestart:
-		return &f.restart, 1 << 10
-	case fieldAllowTools:
-		return &f.allowTools, 1 << 11
-	case fieldDenyTools:
-		return &f.denyTools, 1 << 12
-	}
-	return nil, 0
-}
+// entryFields holds the value of each field of one entry, by row of
+// serverFields; nil means absent. A JSON null counts as absent, since
+// generators write it for unset optional fields.
+type entryFields [maxFields]*hujson.Value
 
 // fieldRef names a value in messages ("args", "args[2]", "env.TOKEN"). It
 // is built into a string only when a message needs it: most values are
@@ -144,8 +84,8 @@ func (p *fileParser) entry(d declaration) {
 	})
 }
 
-// parse reads every field of the entry. The spec it returns is valid only
-// if no error was recorded.
+// parse reads every field of the entry, as serverFields says. The spec it
+// returns is valid only if no error was recorded.
 func (e *entryParser) parse(d declaration) messages.ServerSpec {
 	spec := messages.ServerSpec{Name: e.name, Source: e.source}
 	if msg := checkName(e.name); msg != "" {
@@ -162,44 +102,28 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 	// Read the fields of the entry's transport; when the transport is
 	// unknown (already an error), read everything present so that one save
 	// shows every problem.
-	stdio := spec.Transport == messages.TransportStdio || spec.Transport == ""
-	remote := spec.Transport != messages.TransportStdio
-	if stdio {
-		spec.Command = e.command(f.command)
-		spec.Args = e.stringList(f.args, fieldArgs, true)
-		spec.Env = e.stringMap(f.env, fieldEnv, checkEnvName, checkNoNUL, false)
-		spec.Cwd = e.cwd(f.cwd)
-	} else {
-		for _, v := range []struct {
-			v     *hujson.Value
-			field string
-		}{{f.args, fieldArgs}, {f.env, fieldEnv}, {f.cwd, fieldCwd}} {
-			if v.v != nil {
-				e.warnAt(v.v.StartOffset, fmt.Sprintf("%s is not used by %s servers and is ignored: remove it", v.field, spec.Transport))
-			}
+	var reads transportKinds
+	if spec.Transport == messages.TransportStdio || spec.Transport == "" {
+		reads |= forStdio
+	}
+	if spec.Transport != messages.TransportStdio {
+		reads |= forRemote
+	}
+	for i := range serverFields {
+		row, v := &serverFields[i], f[i]
+		switch {
+		case v == nil || row.parse == nil:
+		case row.reads&reads != 0:
+			row.parse(e, v, &spec)
+		case !row.decidesTransport:
+			e.warnAt(v.StartOffset, fmt.Sprintf("%s is not used by %s servers and is ignored: remove it", row.key, spec.Transport))
 		}
 	}
-	if remote {
-		spec.URL = e.url(f.url)
-		spec.Headers = e.stringMap(f.headers, fieldHeaders, checkHeaderName, checkHeaderValue, true)
-	} else if f.headers != nil {
-		e.warnAt(f.headers.StartOffset, "headers are not used by stdio servers and are ignored: remove them")
-	}
-
-	spec.Disabled = e.bool(f.disabled, fieldDisabled)
-	spec.ConnectTimeout = e.timeout(f.connectTimeout, fieldConnectTimeout)
-	spec.CallTimeout = e.timeout(f.callTimeout, fieldCallTimeout)
-	if f.restart != nil {
-		if s, ok := e.str(f.restart, ref(fieldRestart)); ok {
-			if pol, ok := restartPolicyOf(s.value); ok {
-				spec.Restart = pol
-			} else {
-				e.errorAt(f.restart.StartOffset, `restart must be "on-failure" or "never"`)
-			}
+	if v := f[rowHeaders]; v != nil && reads&forRemote != 0 {
+		if msg := checkCleartextAuth(spec.URL, spec.Headers); msg != "" {
+			e.warnAt(v.StartOffset, msg)
 		}
 	}
-	spec.AllowTools = e.stringList(f.allowTools, fieldAllowTools, false)
-	spec.DenyTools = e.stringList(f.denyTools, fieldDenyTools, false)
 	return spec
 }
 
@@ -208,7 +132,7 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 // rejecting a field given twice.
 func (e *entryParser) collect(obj *hujson.Object) entryFields {
 	var f entryFields
-	var seen uint16
+	var seen uint32
 	for i := range obj.Members {
 		m := &obj.Members[i]
 		lit := m.Name.Value.(hujson.Literal)
@@ -218,11 +142,12 @@ func (e *entryParser) collect(obj *hujson.Object) entryFields {
 		if bytes.IndexByte(name, '\\') >= 0 {
 			name = []byte(lit.String())
 		}
-		slot, bit := f.slot(name)
-		if slot == nil {
+		row := fieldIndex(name)
+		if row < 0 {
 			e.unknownField(decodeString(lit, m.Name.StartOffset))
 			continue
 		}
+		slot, bit := &f[row], uint32(1)<<row
 		if seen&bit != 0 {
 			e.errorAt(m.Name.StartOffset, fmt.Sprintf("field %q is given more than once: remove all but one", name))
 		}
@@ -241,8 +166,8 @@ func (e *entryParser) collect(obj *hujson.Object) entryFields {
 
 func (e *entryParser) unknownField(key jsonString) {
 	msg := fmt.Sprintf("unknown field %q is ignored", key.value)
-	for _, k := range knownFields {
-		if strings.EqualFold(k, key.value) {
+	for _, row := range serverFields {
+		if k := row.key; k != "" && strings.EqualFold(k, key.value) {
 			msg += fmt.Sprintf(": did you mean %q? field names are case-sensitive", k)
 			break
 		}
@@ -255,37 +180,37 @@ func (e *entryParser) unknownField(key jsonString) {
 // that contradict each other. It returns "" when the transport is unknown,
 // which is always accompanied by an error.
 func (e *entryParser) transport(d declaration, f *entryFields) messages.Transport {
-	if f.typ == nil {
+	if f[rowType] == nil {
 		switch {
-		case f.command != nil && f.url != nil:
-			e.errorAt(f.url.StartOffset, `has both command and url: keep command for a local (stdio) server or url for a remote one`)
+		case f[rowCommand] != nil && f[rowURL] != nil:
+			e.errorAt(f[rowURL].StartOffset, `has both command and url: keep command for a local (stdio) server or url for a remote one`)
 			return ""
-		case f.command != nil:
+		case f[rowCommand] != nil:
 			return messages.TransportStdio
-		case f.url != nil:
+		case f[rowURL] != nil:
 			return messages.TransportHTTP
 		}
 		e.errorAt(d.name.start, `needs a command (a local stdio server) or a url (a remote http or sse server)`)
 		return ""
 	}
-	s, ok := e.str(f.typ, ref(fieldType))
+	s, ok := e.str(f[rowType], ref(fieldType))
 	if !ok {
 		return ""
 	}
 	t, ok := transportOf(s.value)
 	if !ok {
-		e.errorAt(f.typ.StartOffset, fmt.Sprintf(`type %q is not supported: use "stdio", "http" (or "streamable-http") or "sse"`, s.value))
+		e.errorAt(f[rowType].StartOffset, fmt.Sprintf(`type %q is not supported: use "stdio", "http" (or "streamable-http") or "sse"`, s.value))
 		return ""
 	}
 	switch {
-	case t == messages.TransportStdio && f.url != nil:
-		e.errorAt(f.url.StartOffset, `url cannot be used with type "stdio": remove it, or set type to "http" or "sse"`)
-	case t == messages.TransportStdio && f.command == nil:
-		e.errorAt(f.typ.StartOffset, `type "stdio" needs a command`)
-	case t != messages.TransportStdio && f.command != nil:
-		e.errorAt(f.command.StartOffset, fmt.Sprintf(`command cannot be used with type %q: remove it, or set type to "stdio"`, s.value))
-	case t != messages.TransportStdio && f.url == nil:
-		e.errorAt(f.typ.StartOffset, fmt.Sprintf(`type %q needs a url`, s.value))
+	case t == messages.TransportStdio && f[rowURL] != nil:
+		e.errorAt(f[rowURL].StartOffset, `url cannot be used with type "stdio": remove it, or set type to "http" or "sse"`)
+	case t == messages.TransportStdio && f[rowCommand] == nil:
+		e.errorAt(f[rowType].StartOffset, `type "stdio" needs a command`)
+	case t != messages.TransportStdio && f[rowCommand] != nil:
+		e.errorAt(f[rowCommand].StartOffset, fmt.Sprintf(`command cannot be used with type %q: remove it, or set type to "stdio"`, s.value))
+	case t != messages.TransportStdio && f[rowURL] == nil:
+		e.errorAt(f[rowType].StartOffset, fmt.Sprintf(`type %q needs a url`, s.value))
 	}
 	return t
 }
@@ -342,6 +267,19 @@ func (e *entryParser) url(v *hujson.Value) string {
 		e.errorAt(v.StartOffset, msg)
 	}
 	return s
+}
+
+// restartPolicy reads the restart field.
+func (e *entryParser) restartPolicy(v *hujson.Value) messages.RestartPolicy {
+	s, ok := e.str(v, ref(fieldRestart))
+	if !ok {
+		return ""
+	}
+	pol, ok := restartPolicyOf(s.value)
+	if !ok {
+		e.errorAt(v.StartOffset, `restart must be "on-failure" or "never"`)
+	}
+	return pol
 }
 
 func (e *entryParser) bool(v *hujson.Value, field string) bool {

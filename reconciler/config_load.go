@@ -78,6 +78,7 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 	}
 	slices.SortFunc(cfg.Invalid, func(a, b messages.InvalidServer) int { return strings.Compare(a.Name, b.Name) })
 	sortDiagnostics(cfg.Diagnostics)
+	boundTexts(cfg.Diagnostics, cfg.Invalid)
 	return cfg, nextGood
 }
 

@@ -45,6 +45,7 @@ func ParseFile(path string, data []byte, opts LoadOptions) ParsedFile {
 	p.out.OK = p.parse(data)
 	// Servers and Invalid are built in name order (see entries).
 	sortDiagnostics(p.out.Diagnostics)
+	boundTexts(p.out.Diagnostics, p.out.Invalid)
 	return p.out
 }
 

@@ -402,7 +402,7 @@ func TestParseFile_Warnings(t *testing.T) {
 		{
 			name:  "headers on a stdio server are ignored",
 			entry: `{"command": "x", "headers": {"A": "${NOPE}"}}`,
-			diags: []diag{{1, 50, messages.SeverityWarning, "headers are not used by stdio servers"}},
+			diags: []diag{{1, 50, messages.SeverityWarning, "headers is not used by stdio servers"}},
 			want:  messages.ServerSpec{Name: "s", Transport: messages.TransportStdio, Command: "x", Source: at(1, 17)},
 		},
 	}

@@ -22,7 +22,13 @@ import (
 // (VS Code's ${input:id}, shell forms like ${NAME-x}, an unterminated "${")
 // is an error, because guessing would run a server with a value nobody
 // wrote. An unset variable without a default is an error too: never a
-// silent empty string.
+// silent empty string. ReservedVariable is never expanded, with or without
+// a default: a config file must not be able to send mcpvisor's own API
+// token to a server.
+
+// ReservedVariable holds the token of mcpvisor's HTTP API; config files
+// cannot read it.
+const ReservedVariable = "MCPVISOR_TOKEN"
 
 // expandError says why expansion failed and where: Offset is the byte index,
 // in the string being expanded, of the "$" that starts the bad reference. Messages
@@ -87,6 +93,10 @@ func expandOne(b *strings.Builder, s string, lookup LookupEnv) (int, *expandErro
 	if rest != "" && !hasDefault {
 		return 0, &expandError{Name: name, msg: fmt.Sprintf(
 			`unsupported reference "${%s…}": use ${%[1]s}, ${%[1]s:-default} or ${env:%[1]s}, or write "$${" for a literal "${"`, name)}
+	}
+	if name == ReservedVariable {
+		return 0, &expandError{Name: name, msg: fmt.Sprintf(
+			"variable %s is mcpvisor's own API token and is never expanded into a server's config: give the server a variable of its own", name)}
 	}
 	value, ok := "", false
 	if lookup != nil {

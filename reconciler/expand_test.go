@@ -262,3 +262,34 @@ func TestParseFile_NilLookupEnvMeansUnset(t *testing.T) {
 		t.Errorf("invalid (-want +got):\n%s", diff)
 	}
 }
+
+// ${MCPVISOR_TOKEN} is mcpvisor's own API token: a config file cannot send
+// it to a server in any field or form, and it is never even looked up.
+func TestParseFile_APITokenIsNeverExpanded(t *testing.T) {
+	t.Parallel()
+	looked := map[string]bool{}
+	opts := reconciler.LoadOptions{Home: "/home/ada", LookupEnv: func(name string) (string, bool) {
+		looked[name] = true
+		return "api-token-value", true
+	}}
+	for _, entry := range []string{
+		`{"command": "x", "args": ["--token=${MCPVISOR_TOKEN}"]}`,
+		`{"command": "x", "env": {"T": "${env:MCPVISOR_TOKEN}"}}`,
+		`{"command": "x", "args": ["${MCPVISOR_TOKEN:-none}"]}`,
+		`{"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${MCPVISOR_TOKEN}"}}`,
+		`{"url": "https://h/${MCPVISOR_TOKEN}"}`,
+	} {
+		p := reconciler.ParseFile(testPath, []byte(`{"mcpServers": {"s": `+entry+`}}`), opts)
+		if len(p.Servers) != 0 || len(p.Invalid) != 1 || !strings.Contains(p.Invalid[0].Reason, "MCPVISOR_TOKEN is mcpvisor's own API token") {
+			t.Errorf("%s: servers %+v, invalid %+v, want the entry invalid naming MCPVISOR_TOKEN", entry, p.Servers, p.Invalid)
+		}
+		for _, d := range p.Diagnostics {
+			if strings.Contains(d.Message, "api-token-value") {
+				t.Errorf("%s: diagnostic %q shows the token", entry, d.Message)
+			}
+		}
+	}
+	if looked["MCPVISOR_TOKEN"] {
+		t.Error("MCPVISOR_TOKEN was looked up")
+	}
+}

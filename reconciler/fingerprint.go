@@ -15,12 +15,13 @@ import (
 const fingerprintVersion = "mcpvisor/fingerprint/v1"
 
 // Fingerprint returns a stable hash of the fields that shape a live
-// session: transport, command, args, env, cwd, url and headers, all as
-// expanded. Two specs with the same fingerprint can share one session, so a
-// changed value behind ${VAR} changes the fingerprint (the session must
-// restart to see it), while a changed call timeout, tool filter, restart
-// policy, connect timeout, disabled flag, name or source position does not
-// (they apply without a restart).
+// session (those whose effect is EffectRestart in serverFields: transport,
+// command, args, env, cwd, url, headers and inheritEnv), all as expanded.
+// Two specs with the same fingerprint can share one session, so a changed
+// value behind ${VAR} changes the fingerprint (the session must restart to
+// see it), while a changed call timeout, tool filter, restart policy,
+// connect timeout, disabled flag, name or source position does not (they
+// apply without a restart).
 //
 // The encoding is canonical: maps are hashed in key order and every string
 // is length-prefixed, so key order and formatting in the file do not matter
@@ -31,16 +32,11 @@ func Fingerprint(spec messages.ServerSpec) string {
 	var stack [512]byte
 	b := stack[:0]
 	b = appendString(b, fingerprintVersion)
-	b = appendString(b, string(spec.Transport))
-	b = appendString(b, spec.Command)
-	b = binary.AppendUvarint(b, uint64(len(spec.Args)))
-	for _, a := range spec.Args {
-		b = appendString(b, a)
+	for i := range serverFields {
+		if h := serverFields[i].hash; h != nil {
+			b = h(b, &spec)
+		}
 	}
-	b = appendMap(b, spec.Env)
-	b = appendString(b, spec.Cwd)
-	b = appendString(b, spec.URL)
-	b = appendMap(b, spec.Headers)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }

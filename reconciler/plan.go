@@ -101,37 +101,14 @@ func step(name string, a messages.Action, reason string) messages.PlanStep {
 	return messages.PlanStep{Server: name, Action: a, Reason: reason}
 }
 
-// ChangedFields names the session-affecting fields that differ between two
-// specs, in a fixed order. Values are never named: they may be secrets.
+// ChangedFields names the session-affecting fields (EffectRestart) that
+// differ between two specs, in a fixed order. Values are never named: they
+// may be secrets.
 func ChangedFields(old, new messages.ServerSpec) []string {
-	var out []string
-	add := func(name string, differ bool) {
-		if differ {
-			out = append(out, name)
-		}
-	}
-	add("type", old.Transport != new.Transport)
-	add("command", old.Command != new.Command)
-	add("args", !slices.Equal(old.Args, new.Args))
-	add("env", !mapsEqual(old.Env, new.Env))
-	add("cwd", old.Cwd != new.Cwd)
-	add("url", old.URL != new.URL)
-	add("headers", !mapsEqual(old.Headers, new.Headers))
+	out := changedFields(&old, &new, EffectRestart)
 	if len(out) == 0 {
 		// Same fields, different fingerprint: the fingerprint scheme changed.
 		out = append(out, "fingerprint")
 	}
 	return out
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

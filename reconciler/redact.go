@@ -46,6 +46,7 @@ const truncationMark = "…"
 type Redactor struct {
 	secrets []string // as given, at least MinSecretBytes, sorted, unique
 	m       *matcher // nil when there is nothing to match
+	longest int      // bytes of the longest form matched
 }
 
 // NewRedactor returns a Redactor for the given secrets. Secrets shorter than
@@ -68,7 +69,22 @@ func NewRedactor(secrets ...string) *Redactor {
 	}
 	slices.Sort(patterns)
 	r.m = newMatcher(slices.Compact(patterns))
+	for _, p := range patterns {
+		r.longest = max(r.longest, len(p))
+	}
 	return r
+}
+
+// Lookahead is how far past a cut a secret that starts before the cut can
+// reach: one less than the longest form the Redactor matches, or 0. Text
+// that is cut at n bytes must keep n+Lookahead bytes until it has been
+// redacted, or a secret straddling the cut would leave its first bytes in
+// the clear.
+func (r *Redactor) Lookahead() int {
+	if r == nil || r.longest == 0 {
+		return 0
+	}
+	return r.longest - 1
 }
 
 // With returns a new Redactor that removes r's secrets and the given ones.
@@ -86,41 +102,52 @@ func (r *Redactor) With(secrets ...string) *Redactor {
 // never leaves its first bytes behind. Text without secrets that fits is
 // returned as is, without allocating.
 func (r *Redactor) Redact(text string) string {
+	return r.RedactCut(text, MaxRedactedBytes)
+}
+
+// RedactCut is Redact with a tighter bound: the result is at most limit
+// bytes (at most MaxRedactedBytes; a limit below len("…") is raised to
+// it). Secrets are found before the cut, as in Redact.
+func (r *Redactor) RedactCut(text string, limit int) string {
+	limit = min(max(limit, len(truncationMark)), MaxRedactedBytes)
 	var spans []span
 	if r != nil && r.m != nil {
 		var buf [8]span
 		spans = r.m.find(text, buf[:0])
 	}
 	if len(spans) == 0 {
-		return bound(text)
+		return boundTo(text, limit)
 	}
 	var b strings.Builder
-	b.Grow(min(len(text), MaxRedactedBytes+len(RedactedMark)))
+	b.Grow(min(len(text), limit+len(RedactedMark)))
 	// write copies s, or as much of it as can still show, and reports
-	// whether there is room for more. Output past the bound is cut by bound
-	// below; stopping early only saves copying a huge line.
+	// whether there is room for more. Output past the bound is cut by
+	// boundTo below; stopping early only saves copying a huge line.
 	write := func(s string) bool {
-		room := MaxRedactedBytes + 1 - b.Len()
+		room := limit + 1 - b.Len()
 		b.WriteString(s[:min(len(s), max(room, 0))])
-		return b.Len() <= MaxRedactedBytes
+		return b.Len() <= limit
 	}
 	prev := 0
 	for _, sp := range spans {
 		if !write(text[prev:sp.start]) || !write(RedactedMark) {
-			return bound(b.String())
+			return boundTo(b.String(), limit)
 		}
 		prev = sp.end
 	}
 	write(text[prev:])
-	return bound(b.String())
+	return boundTo(b.String(), limit)
 }
 
 // bound cuts s to MaxRedactedBytes, marking the cut.
-func bound(s string) string {
-	if len(s) <= MaxRedactedBytes {
+func bound(s string) string { return boundTo(s, MaxRedactedBytes) }
+
+// boundTo cuts s to limit bytes, marking the cut.
+func boundTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := MaxRedactedBytes - len(truncationMark)
+	cut := limit - len(truncationMark)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

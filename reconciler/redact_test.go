@@ -2,6 +2,7 @@ package reconciler_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,7 @@ func TestSecretsOf(t *testing.T) {
 	}
 	want := []string{
 		"/p",          // url path
+		"/x",          // connection string path
 		"1",           // url query value
 		"Token tk",    // env value
 		"bearer  hv ", // header value, exactly as sent
@@ -239,4 +241,63 @@ func TestRedactor_ConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// RedactCut finds secrets before it cuts, at any bound; Lookahead says how
+// much text past a cut must be kept for that.
+func TestRedactor_RedactCut(t *testing.T) {
+	t.Parallel()
+	r := reconciler.NewRedactor("s3cr3t-value", "a b\"c")
+	if got, want := r.Lookahead(), len(`a b\"c`)+5; got < len("s3cr3t-value")-1 || got > want+10 {
+		t.Fatalf("Lookahead = %d, want about the longest form's length", got)
+	}
+	text := "0123456789s3cr3t-value tail"
+	for limit := 4; limit <= len(text)+1; limit++ {
+		got := r.RedactCut(text, limit)
+		if len(got) > limit || strings.Contains(got, "s3cr") {
+			t.Errorf("RedactCut(limit %d) = %q", limit, got)
+		}
+	}
+	if got := (*reconciler.Redactor)(nil).RedactCut(strings.Repeat("é", 10), 7); got != "éé…" {
+		t.Errorf("nil redactor cut = %q, want %q", got, "éé…")
+	}
+	if (*reconciler.Redactor)(nil).Lookahead() != 0 {
+		t.Error("nil redactor has a lookahead")
+	}
+}
+
+// Credentials written literally in args are secrets, as env and header
+// values are: they used to show in stderr tails and events.
+func TestSecretsOf_CredentialsInArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want []string // each must be listed
+		not  []string // none may be
+	}{
+		{args: []string{"-H", "Authorization: Bearer tok-bearer-1"}, want: []string{"tok-bearer-1"}, not: []string{"Authorization:"}},
+		{args: []string{"--header", "Bearer", "tok-bearer-2"}, want: []string{"tok-bearer-2"}},
+		{args: []string{"basic dXNlcjpwdw==", "token ghp_abcdef"}, want: []string{"dXNlcjpwdw==", "ghp_abcdef"}},
+		{args: []string{"--api-key", "key-value-1", "--verbose"}, want: []string{"key-value-1"}, not: []string{"--verbose"}},
+		{args: []string{"--api-key=key-value-2", "--auth-token=tv-2", "--db-password=pw-2", "--client-secret", "cs-2"}, want: []string{"key-value-2", "tv-2", "pw-2", "cs-2"}},
+		{args: []string{"--token", "--verbose"}, not: []string{"--verbose"}},
+		{args: []string{"-e", "GITHUB_TOKEN=ghp_env_1", "-e", "MODE=fast"}, want: []string{"ghp_env_1"}, not: []string{"fast"}},
+		{args: []string{"https://api.example.com/v1/abc-path?api_key=qv-1&x=qv-2"}, want: []string{"/v1/abc-path", "qv-1", "qv-2"}},
+		{args: []string{"--url=https://h.example/hook/p-secret?k=qv-3"}, want: []string{"/hook/p-secret", "qv-3"}},
+		{args: []string{"postgres://app:dbpw-1@db/x"}, want: []string{"dbpw-1", "app:dbpw-1"}},
+		{args: []string{"--verbose", "serve", "file:///home/ada/project", "--port", "8080", "keyboard"}, not: []string{"/home/ada/project", "8080", "serve"}},
+	}
+	for _, tt := range tests {
+		got := reconciler.SecretsOf(messages.ServerSpec{Command: "x", Args: tt.args})
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("args %q: secrets %q lack %q", tt.args, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if slices.Contains(got, n) {
+				t.Errorf("args %q: secrets %q include %q, which is not one", tt.args, got, n)
+			}
+		}
+	}
 }

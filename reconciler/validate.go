@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -61,6 +62,35 @@ func checkURL(raw string) string {
 		return "url has no host: write it as http://host[:port]/path or https://…"
 	}
 	return ""
+}
+
+// checkCleartextAuth warns when an Authorization header would travel in
+// the clear: a plain http:// URL to a host other than the loopback
+// interface. Loopback is fine (a local proxy or a test server); anything
+// else can be read on the way.
+func checkCleartextAuth(rawURL string, headers map[string]string) string {
+	hasAuth := false
+	for k := range headers {
+		hasAuth = hasAuth || strings.EqualFold(k, "Authorization")
+	}
+	if !hasAuth {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "http" || isLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	return "headers: the Authorization header is sent in the clear over http:// to a host that is not loopback: use https://"
+}
+
+// isLoopbackHost reports whether host names the loopback interface:
+// localhost, 127.0.0.0/8 or ::1.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // checkEnvName rejects names the operating system cannot carry.

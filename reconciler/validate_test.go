@@ -136,3 +136,42 @@ func TestParseFile_HeaderNames(t *testing.T) {
 		})
 	}
 }
+
+// An Authorization header over plain http:// to a host that is not
+// loopback travels in the clear: a warning, and the entry still runs.
+func TestParseFile_CleartextAuthorizationWarns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url, header string
+		warn        bool
+	}{
+		{"http://mcp.example.com/mcp", "Authorization", true},
+		{"http://10.0.0.5:8080/mcp", "authorization", true},
+		{"http://[2001:db8::1]/mcp", "Authorization", true},
+		{"https://mcp.example.com/mcp", "Authorization", false},
+		{"http://127.0.0.1:8080/mcp", "Authorization", false},
+		{"http://127.1.2.3/mcp", "Authorization", false},
+		{"http://localhost:3000/mcp", "Authorization", false},
+		{"http://[::1]:3000/mcp", "Authorization", false},
+		{"http://mcp.example.com/mcp", "X-Trace", false},
+	}
+	for _, tt := range tests {
+		src := `{"mcpServers": {"s": {"url": "` + tt.url + `", "headers": {"` + tt.header + `": "Bearer tok-1234"}}}}`
+		p := reconciler.ParseFile(testPath, []byte(src), testOpts())
+		if len(p.Servers) != 1 {
+			t.Errorf("%s: entry not valid: %+v", tt.url, p.Invalid)
+			continue
+		}
+		warned := slices.ContainsFunc(p.Diagnostics, func(d messages.Diagnostic) bool {
+			return d.Severity == messages.SeverityWarning && strings.Contains(d.Message, "sent in the clear over http://")
+		})
+		if warned != tt.warn {
+			t.Errorf("%s with %s: warned = %v, want %v (diagnostics %+v)", tt.url, tt.header, warned, tt.warn, p.Diagnostics)
+		}
+		for _, d := range p.Diagnostics {
+			if strings.Contains(d.Message, "tok-1234") {
+				t.Errorf("diagnostic %q shows the credential", d.Message)
+			}
+		}
+	}
+}

@@ -2,44 +2,79 @@ package exampleserver
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Options are the example server's behaviour switches, one per flag.
-type Options struct {
-	Name       string
-	InitDelay  time.Duration
-	InitHang   bool
-	InitFail   bool
-	ExitAfter  time.Duration
-	ExitCode   int
-	Garbage    bool
-	ExtraTools int
+// New builds the example server with the features o asks for. It starts
+// no goroutine: the --update-every timer belongs to Serve.
+func New(o Options) *mcp.Server {
+	return build(o).srv
 }
 
-// ParseFlags reads Options from command-line arguments.
-func ParseFlags(args []string, stderr io.Writer) (Options, error) {
-	var o Options
-	fs := flag.NewFlagSet("example-server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.Name, "name", "example", "server name reported in the handshake")
-	fs.DurationVar(&o.InitDelay, "init-delay", 0, "wait this long before answering anything")
-	fs.BoolVar(&o.InitHang, "init-hang", false, "never answer the handshake")
-	fs.BoolVar(&o.InitFail, "init-fail", false, "fail the handshake: print a reason to stderr and exit 1")
-	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit this long after start (status from --exit-code)")
-	fs.IntVar(&o.ExitCode, "exit-code", 3, "exit status for --exit-after")
-	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON-RPC lines to stdout before serving")
-	fs.IntVar(&o.ExtraTools, "extra-tools", 0, "add N more tools named tool-1 ... tool-N")
-	if err := fs.Parse(args); err != nil {
-		return o, err
+// example is the server and the state its features share.
+type example struct {
+	o       Options
+	srv     *mcp.Server
+	counter *counter // nil without Resources
+}
+
+func build(o Options) *example {
+	e := &example{o: o}
+	opts := &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}}
+	if o.Resources {
+		e.counter = &counter{}
+		opts.SubscribeHandler = e.subscribe
+		opts.UnsubscribeHandler = e.unsubscribe
 	}
-	return o, nil
+	if o.Completion {
+		opts.CompletionHandler = e.complete
+	}
+	if o.TwoWay {
+		advertiseLogging(opts.Capabilities)
+	}
+	e.srv = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: "1.0.0"}, opts)
+	addBasicTools(e.srv, o.ExtraTools)
+	if o.Prompts {
+		addPrompts(e.srv)
+	}
+	if o.Resources {
+		e.addResources()
+	}
+	if o.TwoWay {
+		addTwoWayTools(e.srv, o.Name)
+		addClientRequestTools(e.srv)
+	}
+	return e
+}
+
+// Serve runs the example server on t until the client goes away or ctx
+// ends, with the --update-every timer (on o.Clock) running meanwhile;
+// the timer is stopped and waited for before Serve returns.
+func Serve(ctx context.Context, o Options, t mcp.Transport) error {
+	e := build(o)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if e.counter != nil && o.UpdateEvery > 0 {
+		clock := o.Clock
+		if clock == nil {
+			clock = quartz.NewReal()
+		}
+		ticker := clock.TickerFunc(ctx, o.UpdateEvery, func() error {
+			e.touchCounter(ctx)
+			return nil
+		}, "exampleserver", "resource-updates")
+		defer func() {
+			cancel()
+			_ = ticker.Wait()
+		}()
+	}
+	return e.srv.Run(ctx, t)
 }
 
 // Run serves MCP on stdin and stdout until stdin closes.
@@ -71,8 +106,7 @@ func Run(ctx context.Context, o Options, stdin io.Reader, stdout, stderr io.Writ
 		fmt.Fprintln(stdout, "this is not JSON-RPC")
 		fmt.Fprintln(stdout, "{\"neither\": \"is this\"}")
 	}
-	srv := New(o)
-	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	return Serve(ctx, o, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -30,9 +30,9 @@ type getenvIn struct {
 
 type empty struct{}
 
-// New builds the example server with all its tools.
-func New(o Options) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+// addBasicTools adds the tools every example server has, and extra
+// tool-1 ... tool-N.
+func addBasicTools(srv *mcp.Server, extra int) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns the message unchanged."}, echo)
 	mcp.AddTool(srv, &mcp.Tool{Name: "add", Description: "Adds two numbers."}, add)
 	mcp.AddTool(srv, &mcp.Tool{Name: "sleep", Description: "Sleeps, then answers; honours cancellation."}, sleep)
@@ -40,10 +40,9 @@ func New(o Options) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "pid", Description: "Returns the server's process id."}, pid)
 	mcp.AddTool(srv, &mcp.Tool{Name: "getenv", Description: "Returns an environment variable's value."}, getenv)
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits the process at once with status 2."}, crash)
-	for i := 1; i <= o.ExtraTools; i++ {
+	for i := 1; i <= extra; i++ {
 		mcp.AddTool(srv, &mcp.Tool{Name: "tool-" + strconv.Itoa(i), Description: "Extra tool; echoes its message."}, echo)
 	}
-	return srv
 }
 
 func text(s string) *mcp.CallToolResult {

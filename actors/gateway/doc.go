@@ -50,8 +50,11 @@
 // streamable HTTP at /mcp: requests of protocol 2026-07-28 or later go to
 // a stateless handler (their notifications travel on the client's
 // subscriptions/listen stream), older ones to a stateful handler with
-// session ids and a standalone SSE stream. CheckLoopback refuses listen
-// addresses other than loopback: the gateway has no authentication.
+// session ids and a standalone SSE stream. Every HTTP request must bear
+// the token (HTTPOptions.Token; NoAuth turns that off), must not come from
+// a web page of another origin (403; HTTPOptions.AllowOrigins trusts
+// more), and must send its body within HTTPOptions.BodyTimeout.
+// CheckLoopback refuses listen addresses other than loopback.
 //
 // # Goroutines and who stops them
 //

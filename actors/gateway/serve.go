@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
 // Path is where ServeListener serves MCP.
@@ -101,14 +105,60 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// HTTPOptions configure the gateway's HTTP mode.
+type HTTPOptions struct {
+	// Token is required as "Authorization: Bearer TOKEN" on every
+	// request. Without a token nothing is served, unless NoAuth.
+	Token string
+	// NoAuth serves every request without a token: anyone who can reach
+	// the address (any local user) can call every tool.
+	NoAuth bool
+	// AllowOrigins are browser origins ("scheme://host[:port]") whose
+	// pages may use the gateway; any other Origin, or Sec-Fetch-Site of
+	// another site, is refused with 403. Requests without them (MCP SDK
+	// clients, curl) pass.
+	AllowOrigins []string
+	// Clock times request bodies; default: the real clock.
+	Clock quartz.Clock
+	// BodyTimeout bounds how long a request body may take to arrive
+	// (default 30s).
+	BodyTimeout time.Duration
+}
+
+// CheckOrigins says whether Handler would accept origins as
+// HTTPOptions.AllowOrigins.
+func CheckOrigins(origins []string) error {
+	_, err := httpguard.NewOrigins(origins)
+	return err
+}
+
+// MaxBodyBytes bounds a request body: the go-sdk's own default.
+const MaxBodyBytes = 4 << 20
+
 // Handler serves MCP over streamable HTTP at Path. Requests that carry a
 // protocol version of 2026-07-28 or later (the MCP-Protocol-Version header
 // the go-sdk and the spec send with every such request) go to a stateless
 // handler; older clients get a stateful one with session ids and a
 // standalone SSE stream for notifications. Both serve the same server, so
 // every client sees one tool set and every one is told when it changes.
-// Requests must come to a localhost Host (DNS rebinding protection).
-func (g *Gateway) Handler() http.Handler {
+//
+// In front of them, in this order: requests made by web pages of other
+// origins get 403, requests without the token 401, requests for a Host
+// that is not localhost 403 (DNS rebinding protection, the go-sdk's),
+// and a body must arrive within BodyTimeout (408) and be at most
+// MaxBodyBytes (413). It fails only on a malformed AllowOrigins entry.
+func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
+	origins, err := httpguard.NewOrigins(opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = quartz.NewReal()
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = httpguard.DefaultBodyTimeout
+	}
+	token := httpguard.NewToken(opts.Token)
 	get := func(*http.Request) *mcp.Server { return g.server }
 	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: g.slog})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
@@ -119,28 +169,72 @@ func (g *Gateway) Handler() http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
+		if err := origins.Check(r); err != nil {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
+		if !opts.NoAuth && !token.Authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
+			msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the gateway's token " +
+				"(its token file, by default ~/.local/state/mcpvisor/token)"
+			if !token.Set() {
+				msg = "this gateway was started without a token, so it serves nobody: give it one (HTTPOptions.Token), or set HTTPOptions.NoAuth"
+			}
+			http.Error(w, msg, http.StatusUnauthorized)
+			return
+		}
+		if !readBody(w, r, opts) {
+			return
+		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
 			stateless.ServeHTTP(w, r)
 			return
 		}
 		stateful.ServeHTTP(w, r)
 	})
-	return mux
+	return mux, nil
 }
 
-// ServeListener serves Handler on ln until ctx ends, then shuts down: it
-// cancels every request's context, closes every MCP session (streamable
-// HTTP keeps SSE and subscriptions/listen streams open for a session's
-// whole life), closes connections that never sent a request (Shutdown
-// would wait 5s before counting them idle; HTTP clients dial such spares),
-// then shuts the server down within ShutdownTimeout and waits for it. ln
-// is closed when ServeListener returns.
-func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener) error {
+// readBody reads the request's body within opts.BodyTimeout and hands it
+// on from memory, or answers the error and returns false.
+func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
+	body, err := httpguard.ReadBody(w, r, opts.Clock, opts.BodyTimeout, MaxBodyBytes)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		http.Error(w, fmt.Sprintf("request body larger than %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return false
+	case errors.Is(err, httpguard.ErrBodyTimeout):
+		http.Error(w, fmt.Sprintf("request body not received within %s", opts.BodyTimeout), http.StatusRequestTimeout)
+		return false
+	case err != nil:
+		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return true
+}
+
+// ServeListener serves Handler(opts) on ln until ctx ends, then shuts
+// down: it cancels every request's context, closes every MCP session
+// (streamable HTTP keeps SSE and subscriptions/listen streams open for a
+// session's whole life), closes connections that never sent a request
+// (Shutdown would wait 5s before counting them idle; HTTP clients dial
+// such spares), then shuts the server down within ShutdownTimeout and
+// waits for it. ln is closed when ServeListener returns.
+func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	handler, err := g.Handler(opts)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	conns := &connTracker{states: map[net.Conn]http.ConnState{}}
 	srv := &http.Server{
-		Handler:           g.Handler(),
+		Handler:           handler,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ConnState:         conns.track,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -158,7 +252,7 @@ func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener) error {
 	conns.closeUnused()
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
-	err := srv.Shutdown(sctx)
+	err = srv.Shutdown(sctx)
 	if err != nil {
 		g.log.Warn("http shutdown timed out; closing connections", zap.Error(err))
 		err = errors.Join(fmt.Errorf("shutdown http: %w", err), srv.Close())
@@ -203,8 +297,8 @@ func (g *Gateway) closeSessions() {
 }
 
 // CheckLoopback refuses listen addresses that are not loopback: the
-// gateway has no authentication and runs tools with the user's rights.
-// Accepted hosts: localhost, 127.0.0.0/8, ::1.
+// gateway runs tools with the user's rights, and its token is meant for
+// clients on this machine. Accepted hosts: localhost, 127.0.0.0/8, ::1.
 func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -216,5 +310,5 @@ func CheckLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("listen address %q is not loopback: the gateway has no authentication, so it only listens on localhost, 127.0.0.1 or [::1]", addr)
+	return fmt.Errorf("listen address %q is not loopback: the gateway runs every tool with your rights, so it only listens on localhost, 127.0.0.1 or [::1]", addr)
 }

@@ -28,7 +28,7 @@ func TestGateway_HTTPClientsOfBothProtocols(t *testing.T) {
 	}
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- h.gw.ServeListener(serveCtx, ln) }()
+	go func() { served <- h.gw.ServeListener(serveCtx, ln, gateway.HTTPOptions{Token: testToken}) }()
 	endpoint := "http://" + ln.Addr().String() + gateway.Path
 
 	var clients []*client
@@ -70,7 +70,7 @@ func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *clien
 	c, changed := newClient(t)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
-		HTTPClient: &http.Client{Transport: tr},
+		HTTPClient: &http.Client{Transport: bearer{testToken, tr}},
 		MaxRetries: -1, // the server going away ends the session at once
 	}, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
@@ -81,6 +81,21 @@ func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *clien
 		tr.CloseIdleConnections()
 	})
 	return &client{t: t, cs: cs, changed: changed}
+}
+
+// testToken is the gateway's token in these tests.
+const testToken = "test-token-of-the-gateway-tests"
+
+// bearer adds "Authorization: Bearer token" to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // Over stdio the session ends when the client closes its end (the
@@ -161,7 +176,7 @@ func TestGateway_HTTPShutdownRightAfterConnect(t *testing.T) {
 	}
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- h.gw.ServeListener(serveCtx, ln) }()
+	go func() { served <- h.gw.ServeListener(serveCtx, ln, gateway.HTTPOptions{Token: testToken}) }()
 	endpoint := "http://" + ln.Addr().String() + gateway.Path
 	for _, p := range protocols {
 		connectHTTP(t, ctx, endpoint, p.pin)

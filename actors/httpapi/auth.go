@@ -1,28 +1,40 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
+// MinExposedTokenBytes is the shortest token accepted for an API that
+// listens beyond loopback: a random 32-byte token is what `mcpvisor run`
+// creates.
+const MinExposedTokenBytes = 32
+
 // CheckExposure refuses an API that anyone on the network could use: a
-// listen address that is not loopback needs a token. An empty host
-// (":7767") listens on every interface; host names other than localhost
-// are not resolved and count as non-loopback.
+// listen address that is not loopback needs a token of at least
+// MinExposedTokenBytes. An empty host (":7767") listens on every
+// interface; host names other than localhost are not resolved and count
+// as non-loopback.
 func CheckExposure(listen, token string) error {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w (use host:port, e.g. 127.0.0.1:7767)", listen, err)
 	}
-	if IsLoopbackHost(host) || token != "" {
+	switch {
+	case IsLoopbackHost(host):
 		return nil
+	case token == "":
+		return fmt.Errorf("refusing to serve the HTTP API on %s without a token: anyone who can reach it could call every tool; "+
+			"set --token-file or MCPVISOR_TOKEN, or listen on 127.0.0.1", listen)
+	case len(token) < MinExposedTokenBytes:
+		return fmt.Errorf("refusing to serve the HTTP API on %s with a token of %d bytes: beyond loopback it must have at least %d "+
+			"(leave --token-file and MCPVISOR_TOKEN unset to use the generated one, or listen on 127.0.0.1)", listen, len(token), MinExposedTokenBytes)
 	}
-	return fmt.Errorf("refusing to serve the HTTP API on %s without a token: anyone who can reach it could call every tool; "+
-		"set --token-file or MCPVISOR_TOKEN, or listen on 127.0.0.1", listen)
+	return nil
 }
 
 // IsLoopbackHost reports whether host (no port) is localhost or a loopback
@@ -35,28 +47,40 @@ func IsLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// guard is the authentication in front of every route except /healthz.
+// CheckOrigins says whether New would accept origins as AllowOrigins.
+func CheckOrigins(origins []string) error {
+	_, err := httpguard.NewOrigins(origins)
+	return err
+}
+
+// guard is what stands in front of every route: the Origin check on all
+// of them, then the token (or, with NoAuth, the loopback Host) on every
+// route but /healthz.
 type guard struct {
-	// tokenSum is the SHA-256 of the token, nil without one. Comparing
-	// fixed-length digests in constant time leaks neither the token nor
-	// its length.
-	tokenSum []byte
+	origins *httpguard.Origins
+	token   httpguard.Token
+	noAuth  bool
 }
 
-func newGuard(token string) guard {
-	if token == "" {
-		return guard{}
-	}
-	sum := sha256.Sum256([]byte(token))
-	return guard{tokenSum: sum[:]}
+// checkOrigin refuses requests made by web pages of other origins, on
+// every route.
+func (g guard) checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := g.origins.Check(r); err != nil {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
-// wrap lets a request through if it carries the token, or, without a
-// token, if it names a loopback Host (a page on another site that
-// rebinds its DNS name to 127.0.0.1 still sends its own name).
+// wrap lets a request through if it carries the token. With NoAuth it
+// lets it through if it names a loopback Host instead (a page on another
+// site that rebinds its DNS name to 127.0.0.1 still sends its own name).
+// Without a token and without NoAuth nothing gets through.
 func (g guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.tokenSum == nil {
+		if g.noAuth {
 			host := r.Host
 			if h, _, err := net.SplitHostPort(r.Host); err == nil {
 				host = h
@@ -68,20 +92,15 @@ func (g guard) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !g.authorized(r) {
+		if !g.token.Authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
-			writeError(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer TOKEN with the daemon's token (--token-file or MCPVISOR_TOKEN)")
+			msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the daemon's token (its token file, by default ~/.local/state/mcpvisor/token)"
+			if !g.token.Set() {
+				msg = "this API was started without a token, so it serves nobody: give it one (Options.Token), or set Options.NoAuth behind your own authentication"
+			}
+			writeError(w, http.StatusUnauthorized, msg)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-func (g guard) authorized(r *http.Request) bool {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return subtle.ConstantTimeCompare(sum[:], g.tokenSum) == 1
 }

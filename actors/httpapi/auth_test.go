@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -35,11 +36,7 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 
 	for _, rt := range routes {
 		for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token, "Bearer"} {
-			var hs []string
-			if auth != "" {
-				hs = append(hs, "Authorization: "+auth)
-			}
-			res := request(t, ts, rt.method, rt.path, rt.body, hs...)
+			res := request(t, ts, rt.method, rt.path, rt.body, "Authorization: "+auth)
 			if res.code != http.StatusUnauthorized || !strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer") {
 				t.Errorf("%s %s with %q = %d, want 401 with WWW-Authenticate", rt.method, rt.path, auth, res.code)
 			}
@@ -58,7 +55,7 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 	}
 
 	ctx := testContext(t)
-	res, _ := openEvents(ctx, t, ts.URL+"/api/v1/events")
+	res, _ := openEvents(ctx, t, ts.URL+"/api/v1/events", "Authorization:")
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("events without the token = %d, want 401", res.StatusCode)
 	}
@@ -67,16 +64,39 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 		t.Errorf("events with the token = %d, want 200 and a stream", res.StatusCode)
 	}
 
-	if res := request(t, ts, http.MethodGet, "/healthz", ""); res.code != http.StatusOK {
+	if res := request(t, ts, http.MethodGet, "/healthz", "", "Authorization:"); res.code != http.StatusOK {
 		t.Errorf("healthz without the token = %d, want 200 (it stays open for probes)", res.code)
 	}
 }
 
-// Without a token the API answers only requests for a loopback Host: a
-// page whose DNS name was rebound to 127.0.0.1 still sends its own name.
-func TestAuth_WithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
+// An API built without a token and without NoAuth fails closed: every
+// route but /healthz answers 401, and says why.
+func TestAuth_WithoutATokenNothingIsServed(t *testing.T) {
 	t.Parallel()
-	ts, _ := api(t, httpapi.Options{})
+	srv, err := httpapi.New(httpapi.Options{Fleet: &httpapitest.Fleet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	for _, rt := range routes {
+		for _, auth := range []string{"", "Bearer ", "Bearer x"} {
+			res := request(t, ts, rt.method, rt.path, rt.body, "Authorization: "+auth)
+			if res.code != http.StatusUnauthorized || !strings.Contains(res.errorText(t), "started without a token") {
+				t.Errorf("%s %s with %q = %d %s, want 401: no token, nobody served", rt.method, rt.path, auth, res.code, res.body)
+			}
+		}
+	}
+	if res := request(t, ts, http.MethodGet, "/healthz", "", "Authorization:"); res.code != http.StatusOK {
+		t.Errorf("healthz = %d, want 200", res.code)
+	}
+}
+
+// With NoAuth the API answers only requests for a loopback Host: a page
+// whose DNS name was rebound to 127.0.0.1 still sends its own name.
+func TestAuth_NoAuthServesOnlyLoopbackHosts(t *testing.T) {
+	t.Parallel()
+	ts, _ := api(t, httpapi.Options{NoAuth: true})
 	for host, want := range map[string]int{
 		"evil.example":      http.StatusForbidden,
 		"evil.example:7767": http.StatusForbidden,
@@ -92,7 +112,7 @@ func TestAuth_WithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Host = host
-		res, err := ts.Client().Do(req)
+		res, err := ts.Client().Do(req) // no Authorization header
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,6 +125,7 @@ func TestAuth_WithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
 
 func TestCheckExposure(t *testing.T) {
 	t.Parallel()
+	long := strings.Repeat("k", 32)
 	for _, tc := range []struct {
 		listen, token string
 		mention       string // in the error; "" when allowed
@@ -118,8 +139,11 @@ func TestCheckExposure(t *testing.T) {
 		{"[::]:7767", "", "MCPVISOR_TOKEN"},
 		{"192.168.1.10:7767", "", "MCPVISOR_TOKEN"},
 		{"myhost:7767", "", "MCPVISOR_TOKEN"},
-		{"0.0.0.0:7767", "tok", ""},
-		{":7767", "tok", ""},
+		{"0.0.0.0:7767", long, ""},
+		{":7767", long, ""},
+		{"0.0.0.0:7767", long[:31], "at least 32"},
+		{":7767", "tok", "with a token of 3 bytes"},
+		{"127.0.0.1:7767", "tok", ""}, // short is fine on loopback
 		{"7767", "", "host:port"},
 	} {
 		err := httpapi.CheckExposure(tc.listen, tc.token)

@@ -13,7 +13,7 @@ import (
 // the fleet is counted in the metrics.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	var req CallRequest
-	if err := decodeBody(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+	if err := s.decodeBody(w, r, &req); err != nil {
 		writeRequestError(w, err)
 		return
 	}

@@ -10,12 +10,19 @@
 //
 // # Security
 //
-// With a token (Options.Token) every route but /healthz needs
-// "Authorization: Bearer TOKEN", compared in constant time. Without one the
-// API must listen on loopback only (CheckExposure enforces that at startup)
-// and requests must name a loopback Host, which defeats DNS rebinding. POST
-// bodies must be application/json, which a browser cannot send cross-origin
-// without a preflight this API never grants.
+// Every route but /healthz needs "Authorization: Bearer TOKEN"
+// (Options.Token), compared in constant time; an API built without a
+// token serves nobody, unless Options.NoAuth says an embedder's own
+// authentication stands in front (then requests must name a loopback
+// Host, which defeats DNS rebinding). CheckExposure refuses, at startup,
+// to listen beyond loopback without a token of at least 32 bytes.
+//
+// Every route refuses with 403 a request that a web page of another
+// origin made (an Origin other than the server's own, or Sec-Fetch-Site
+// of another site), whatever its method; Options.AllowOrigins trusts
+// more. Requests without those headers (curl, the CLI) pass. POST bodies
+// must be application/json, at most MaxBodyBytes, and arrive within
+// BodyTimeout (a quartz timer cuts a trickled body: 408).
 //
 // # Goroutines and who stops them
 //

@@ -37,7 +37,11 @@ func Example() {
 	waitReady(ctx, sup, "notes")
 
 	const token = "example-token-0123456789abcdef0123456789" // read it from a 0600 file
-	api := httpapi.New(httpapi.Options{Fleet: sup, Token: token})
+	api, err := httpapi.New(httpapi.Options{Fleet: sup, Token: token})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println(err)

@@ -23,7 +23,12 @@ import (
 
 func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
-// api serves opts (Fleet defaulting to a new fake) on an httptest server.
+// testToken is the token of every test API that does not set its own;
+// send and openEvents bear it unless given an Authorization header.
+const testToken = "test-token-of-the-httpapi-tests"
+
+// api serves opts (Fleet defaulting to a new fake, Token to testToken
+// unless NoAuth) on an httptest server.
 func api(t *testing.T, opts httpapi.Options) (*httptest.Server, *httpapi.Server) {
 	t.Helper()
 	if opts.Fleet == nil {
@@ -32,7 +37,13 @@ func api(t *testing.T, opts httpapi.Options) (*httptest.Server, *httpapi.Server)
 	if opts.Logger == nil {
 		opts.Logger = zaptest.NewLogger(t)
 	}
-	srv := httpapi.New(opts)
+	if opts.Token == "" && !opts.NoAuth {
+		opts.Token = testToken
+	}
+	srv, err := httpapi.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	return ts, srv
@@ -73,7 +84,8 @@ func request(t *testing.T, ts *httptest.Server, method, path, body string, heade
 	return res
 }
 
-// send is request for any goroutine.
+// send is request for any goroutine. It bears testToken unless headers
+// set Authorization (to "" for none).
 func send(ctx context.Context, ts *httptest.Server, method, path, body string, headers ...string) (response, error) {
 	var rd io.Reader
 	if body != "" {
@@ -86,10 +98,8 @@ func send(ctx context.Context, ts *httptest.Server, method, path, body string, h
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ": ")
-		req.Header.Set(k, v)
-	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	setHeaders(req, headers)
 	res, err := ts.Client().Do(req)
 	if err != nil {
 		return response{}, err
@@ -97,6 +107,19 @@ func send(ctx context.Context, ts *httptest.Server, method, path, body string, h
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	return response{code: res.StatusCode, header: res.Header, body: b}, err
+}
+
+// setHeaders sets each "Name: value" on req; an empty value removes the
+// header.
+func setHeaders(req *http.Request, headers []string) {
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		if v = strings.TrimSpace(v); v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
 }
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -139,17 +162,16 @@ type sseReader struct {
 	rd *bufio.Reader
 }
 
-// openEvents opens GET path as an event stream; ctx ends it.
+// openEvents opens GET path as an event stream, bearing testToken unless
+// headers set Authorization; ctx ends it.
 func openEvents(ctx context.Context, t *testing.T, url string, headers ...string) (*http.Response, *sseReader) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range headers {
-		k, v, _ := strings.Cut(h, ": ")
-		req.Header.Set(k, v)
-	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	setHeaders(req, headers)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
 // writeJSON sends v with status code. Encoding errors can only come from
@@ -34,24 +37,31 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.msg }
 
-// decodeBody reads a bounded application/json body into v. An empty body
-// leaves v as it is. Unknown fields are rejected so that a typo
-// ("dryrun") is not silently ignored.
-func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+// decodeBody reads a bounded application/json body into v, within the
+// body timeout. An empty body leaves v as it is. Unknown fields are
+// rejected so that a typo ("dryrun") is not silently ignored.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return &requestError{http.StatusUnsupportedMediaType, "send the body as Content-Type: application/json"}
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
+	limit := s.opts.MaxBodyBytes
+	raw, err := httpguard.ReadBody(w, r, s.clock, s.opts.BodyTimeout, limit)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", limit)}
+	case errors.Is(err, httpguard.ErrBodyTimeout):
+		return &requestError{http.StatusRequestTimeout, fmt.Sprintf("request body not received within %s", s.opts.BodyTimeout)}
+	case err != nil:
+		return &requestError{http.StatusBadRequest, "reading the body: " + err.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(v)
-	var tooBig *http.MaxBytesError
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil
-	case errors.As(err, &tooBig):
-		return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", limit)}
 	case err != nil:
 		return &requestError{http.StatusBadRequest, "bad JSON body: " + err.Error()}
 	}

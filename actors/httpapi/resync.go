@@ -17,7 +17,7 @@ import (
 // known then, with Complete false and a note.
 func (s *Server) resync(w http.ResponseWriter, r *http.Request) {
 	var req ResyncRequest
-	if err := decodeBody(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+	if err := s.decodeBody(w, r, &req); err != nil {
 		writeRequestError(w, err)
 		return
 	}

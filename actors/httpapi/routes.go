@@ -8,8 +8,7 @@ import (
 )
 
 // routes is the API's table of contents.
-func (s *Server) routes() http.Handler {
-	g := newGuard(s.opts.Token)
+func (s *Server) routes(g guard) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/healthz", only(http.MethodGet, http.HandlerFunc(s.healthz)))
 	mux.Handle("/metrics", g.wrap(only(http.MethodGet, s.metrics.Handler())))
@@ -19,7 +18,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/v1/resync", g.wrap(only(http.MethodPost, http.HandlerFunc(s.resync))))
 	mux.Handle("/api/v1/events", g.wrap(only(http.MethodGet, http.HandlerFunc(s.events))))
 	mux.Handle("/", g.wrap(http.HandlerFunc(notFound)))
-	return s.logRequests(mux)
+	return s.logRequests(g.checkOrigin(mux))
 }
 
 // only answers 405, with a JSON body, to any other method.

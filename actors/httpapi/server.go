@@ -13,14 +13,24 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
 // Options configure a Server. Only Fleet is required.
 type Options struct {
 	Fleet Fleet
-	// Token, when set, is required as "Authorization: Bearer TOKEN" on
-	// every route but /healthz.
+	// Token is required as "Authorization: Bearer TOKEN" on every route
+	// but /healthz. Without a token the API serves nobody, unless NoAuth.
 	Token string
+	// NoAuth serves every route without a token, to requests for a
+	// loopback Host only: for an embedder that mounts Handler behind its
+	// own authentication.
+	NoAuth bool
+	// AllowOrigins are browser origins ("scheme://host[:port]") whose
+	// pages may use the API; any other Origin, or Sec-Fetch-Site of
+	// another site, is refused with 403. Requests without them (curl, the
+	// CLI) pass.
+	AllowOrigins []string
 	// Logger receives request logs (debug) and server errors; default Nop.
 	Logger *zap.Logger
 	// Clock drives heartbeats, the resync wait and call timing; default:
@@ -36,6 +46,9 @@ type Options struct {
 	ResyncWait time.Duration
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// BodyTimeout bounds how long a request body may take to arrive
+	// (default 30s), on Clock.
+	BodyTimeout time.Duration
 	// ShutdownGrace bounds how long Serve waits for requests to finish once
 	// its context ends (default 5s); request contexts are cancelled first.
 	ShutdownGrace time.Duration
@@ -60,6 +73,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = httpguard.DefaultBodyTimeout
+	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 5 * time.Second
 	}
@@ -76,12 +92,17 @@ type Server struct {
 	handler http.Handler
 }
 
-// New builds the API. Serve it with Serve, or mount Handler yourself.
-func New(opts Options) *Server {
+// New builds the API. Serve it with Serve, or mount Handler yourself. It
+// fails only on a malformed AllowOrigins entry.
+func New(opts Options) (*Server, error) {
 	opts = opts.withDefaults()
+	origins, err := httpguard.NewOrigins(opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{opts: opts, fleet: opts.Fleet, log: opts.Logger.Named("httpapi"), clock: opts.Clock, metrics: opts.Metrics}
-	s.handler = s.routes()
-	return s
+	s.handler = s.routes(guard{origins: origins, token: httpguard.NewToken(opts.Token), noAuth: opts.NoAuth})
+	return s, nil
 }
 
 // Handler is the whole API, authentication included. Mounted on its own

@@ -27,7 +27,10 @@ func serve(t *testing.T, fleet httpapi.Fleet) (srv *httpapi.Server, base string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = httpapi.New(httpapi.Options{Fleet: fleet, Logger: zaptest.NewLogger(t)})
+	srv, err = httpapi.New(httpapi.Options{Fleet: fleet, Token: testToken, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, l) }()
@@ -64,6 +67,7 @@ func TestServe_ShutdownEndsStreamsAndCalls(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/tools/call", strings.NewReader(`{"name": "alpha__sleep"}`))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+testToken)
 		res, err := http.DefaultClient.Do(req)
 		if err == nil {
 			res.Body.Close()

@@ -88,11 +88,15 @@ func newEventLog(decode func(at time.Time, name string, data []byte) (event, boo
 	return &eventLog{decode: decode, changed: make(chan struct{})}
 }
 
-// follow opens the SSE stream and reads it on a goroutine until ctx ends.
-func (l *eventLog) follow(ctx context.Context, url string) error {
+// follow opens the SSE stream (with the bearer token, if not "") and reads
+// it on a goroutine until ctx ends.
+func (l *eventLog) follow(ctx context.Context, url, token string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

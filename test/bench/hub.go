@@ -188,7 +188,7 @@ func (m *hubManager) start(ctx context.Context, config string) (time.Time, error
 	for {
 		evCtx, cancel := context.WithCancel(ctx)
 		log := newEventLog(hubEvent)
-		if err := log.follow(evCtx, fmt.Sprintf("http://127.0.0.1:%d/api/events", port)); err == nil {
+		if err := log.follow(evCtx, fmt.Sprintf("http://127.0.0.1:%d/api/events", port), ""); err == nil {
 			m.log, m.stopEvents = log, cancel
 			break
 		}

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -38,7 +41,12 @@ func (h *harness) startVisor(ctx context.Context, config string, env []string, e
 	args := append([]string{"run", "--listen", "127.0.0.1:0", "--config", config}, extra...)
 	cmd := exec.Command(h.bin, args...)
 	cmd.Dir = h.work
-	cmd.Env = env
+	if env == nil {
+		env = os.Environ()
+	}
+	// The API wants a token: give the daemon one, rather than let it
+	// create a token file in the user's state directory.
+	cmd.Env = append(env, "MCPVISOR_TOKEN="+apiToken)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, t0, err
@@ -81,7 +89,7 @@ func (h *harness) startVisor(ctx context.Context, config string, env []string, e
 	sseCtx, cancel := context.WithCancel(ctx)
 	v.stopSSE = cancel
 	v.log = newEventLog(h.reaper.visorEvent)
-	if err := v.log.follow(sseCtx, v.base+"/api/v1/events?since=0"); err != nil {
+	if err := v.log.follow(sseCtx, v.base+"/api/v1/events?since=0", apiToken); err != nil {
 		v.kill()
 		return nil, t0, err
 	}
@@ -132,6 +140,7 @@ func (v *visor) resync(ctx context.Context) (resyncAnswer, error) {
 		return ans, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+apiToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return ans, err
@@ -170,11 +179,19 @@ func (v *visor) toolNames(ctx context.Context) (map[string]bool, error) {
 
 var apiClient = &http.Client{Timeout: 10 * time.Second}
 
+// apiToken is the bearer token of every mcpvisor the harness starts.
+var apiToken = func() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}()
+
 func getJSON(ctx context.Context, url string, into any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Authorization", "Bearer "+apiToken)
 	resp, err := apiClient.Do(req)
 	if err != nil {
 		return err

@@ -199,7 +199,16 @@ func (r *run) setup() {
 		urlPass:   r.secrets.newSecret(r.rng, "the URL password"),
 		urlPath:   r.secrets.newSecret(r.rng, "the URL path"),
 		urlQuery:  r.secrets.newSecret(r.rng, "the URL query value"),
+		argToken:  r.secrets.newSecret(r.rng, "a bearer token in args"),
 		runMarker: fmt.Sprintf("%d-%d", os.Getpid(), r.seed),
+		tokenFile: filepath.Join(r.dir, "api-token"),
+	}
+	// The API token is in no server's environment (the CLI strips it):
+	// only Options.Secrets tells the redactor about it, and a server that
+	// reads the token file prints it.
+	apiToken := r.secrets.newSecret(r.rng, "the API token")
+	if err := os.WriteFile(r.env.tokenFile, []byte(apiToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	r.http = startHTTPServers(httpToken, r.env.urlPath, r.env.urlQuery)
 	r.env.liveAddr, r.env.deadAddr = r.http.liveAddr(), r.http.deadAddr()
@@ -244,6 +253,7 @@ func (r *run) setup() {
 			return v, ok
 		},
 		Environ:        func() []string { return append(os.Environ(), "CHAOS_RUN="+r.env.runMarker) },
+		Secrets:        []string{apiToken},
 		Debounce:       25 * time.Millisecond,
 		MaxWait:        time.Second,
 		ConnectTimeout: 5 * time.Second,

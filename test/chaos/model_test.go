@@ -79,7 +79,9 @@ type fleetEnv struct {
 	urlPass   string // secret: URL password
 	urlPath   string // secret: URL path segment
 	urlQuery  string // secret: URL query value
+	argToken  string // secret: a bearer token written literally in args
 	runMarker string // CHAOS_RUN value of every process of this run
+	tokenFile string // holds the API token (secret), which wrapped servers print on stderr
 }
 
 // Variables the config refers to, as LookupEnv answers them.
@@ -103,7 +105,10 @@ func (e entry) render(name string, env *fleetEnv) map[string]any {
 		m["url"] = fmt.Sprintf("http://chaos:%s@%s/mcp/%s?token=%s", env.urlPass, addr, env.urlPath, env.urlQuery)
 		m["headers"] = map[string]string{"Authorization": "Bearer ${" + varHTTPToken + "}", "X-Chaos-Key": e.Secret}
 	case kindWrapped:
-		script := fmt.Sprintf("sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d", env.pidFile, env.bin, name, e.Variant)
+		// The script holds a credential in the clear, as a curl-style
+		// wrapper would, and prints it to stderr.
+		script := fmt.Sprintf("echo 'calling with Authorization: Bearer %s' >&2; cat %s >&2; sleep 300 & echo $! >> %s; exec %s example-server --name %s --extra-tools %d",
+			env.argToken, env.tokenFile, env.pidFile, env.bin, name, e.Variant)
 		m["command"] = "/bin/sh"
 		m["args"] = []string{"-c", script}
 	default:

@@ -9,9 +9,9 @@ import (
 )
 
 // secretScan knows every secret the run planted (env values, expanded
-// variables, headers, URL password, path and query) and checks every text
-// the run sees mcpvisor produce: log lines, events, errors, status and
-// tool lists, resync plans and outcomes. A secret is registered before it
+// variables, headers, URL password, path and query, a bearer token in
+// args) and checks every text the run sees mcpvisor produce: log lines,
+// events, errors, status and tool lists, resync plans and outcomes. A secret is registered before it
 // is first written to a config file, so any text containing it came after.
 type secretScan struct {
 	mu      sync.Mutex

@@ -19,10 +19,11 @@ import (
 
 // TestDaemon_NoSecretInAnyOutput puts a secret in every place a config
 // can hold one (an env value, an env value expanded from the daemon's
-// environment, a header, URL user info, path and query) plus the API token,
-// makes them reach error messages and stderr tails, and then reads
-// everything the daemon and its API say: no secret may appear in any
-// response, event or log line.
+// environment, a header, URL user info, path and query) plus the API token
+// (in its token file and MCPVISOR_TOKEN; a server reads the file and
+// prints it on stderr), makes them reach error messages and stderr tails,
+// and then reads everything the daemon and its API say: no secret may
+// appear in any response, event or log line.
 func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
@@ -35,6 +36,10 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 		"URL path":       "SECRET-PATH-0pl3",
 		"URL query":      "SECRET-QUERY-8zzm",
 		"API token":      "SECRET-API-TOKEN-31ow",
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(secrets["API token"]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	dead := deadPort(t)
 	live, stopLive := liveServer(t, secrets["header value"])
@@ -55,7 +60,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 			"headers": map[string]string{"Authorization": "Bearer " + secrets["header value"]},
 		},
 		"leaky": map[string]any{
-			"command": "sh", "args": []string{"-c", `echo "leaked: $LEAKY and $EXPANDED and $MY_TOKEN" >&2; exit 1`},
+			"command": "sh", "args": []string{"-c", `echo "leaked: $LEAKY and $EXPANDED and $MY_TOKEN and $(cat ` + tokenFile + `)" >&2; exit 1`},
 			"env":     map[string]string{"LEAKY": secrets["stderr value"], "EXPANDED": "${MY_TOKEN}"},
 			"restart": "never",
 		},
@@ -69,7 +74,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 	}
 
 	daemonEnv := []string{"MY_TOKEN=" + secrets["expanded value"], "MCPVISOR_TOKEN=" + secrets["API token"]}
-	d, addr := daemon(ctx, t, daemonEnv, cfg, "--log-level", "debug", "--log-format", "json")
+	d, addr := daemon(ctx, t, daemonEnv, cfg, "--log-level", "debug", "--log-format", "json", "--token-file", tokenFile)
 	env := []string{"MCPVISOR_ADDR=" + addr, "MCPVISOR_TOKEN=" + secrets["API token"]}
 
 	events := start(t, env, "events", "--since", "0", "--json")
@@ -104,7 +109,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 		t.Fatalf("call live__drop: %s, want an upstream error", r)
 	}
 	status := seen["status --json"]
-	for _, want := range []string{`"name":"remote"`, `"name":"leaky"`, "leaked: ", `"state":"failed"`} {
+	for _, want := range []string{`"name":"remote"`, `"name":"leaky"`, "leaked: [redacted] and [redacted] and [redacted] and [redacted]", `"state":"failed"`} {
 		if !strings.Contains(status, want) {
 			t.Fatalf("status lacks %q: the test is not exercising what it should\n%s", want, status)
 		}

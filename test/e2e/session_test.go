@@ -282,3 +282,108 @@ func TestSession_CwdAndEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// A server that exits during the handshake says so: its exit status and
+// its last stderr line are in the failure event and in lastError. They
+// used to read `connect: connection closed: calling "initialize": client
+// is closing: EOF`, which names neither.
+func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		args         []string
+		status, line string
+	}{
+		{"exit 7 while the handshake waits", []string{"--init-delay", "1h", "--exit-after", "50ms", "--exit-code", "7"}, "exit status 7", "exiting with status 7 after 50ms"},
+		{"refused handshake", []string{"--init-fail"}, "exit status 1", "handshake refused (--init-fail)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			cfg := filepath.Join(t.TempDir(), ".mcp.json")
+			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
+			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+			rec := testkit.Record(t, sup)
+			_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
+			for _, want := range []string{"exited during the MCP handshake", tt.status, tt.line} {
+				if !strings.Contains(failed.Error, want) {
+					t.Errorf("error = %q, want it to contain %q", failed.Error, want)
+				}
+			}
+			if strings.Contains(failed.Error, "client is closing") {
+				t.Errorf("error = %q, still the SDK's words", failed.Error)
+			}
+			if st := serverStatus(t, sup, "s"); st.LastError != failed.Error {
+				t.Errorf("lastError = %q, want %q", st.LastError, failed.Error)
+			}
+		})
+	}
+}
+
+// inheritEnv limits what a real stdio server inherits from mcpvisor's
+// environment: the Supervisor's default (here the base only) applies to an
+// entry that does not say, an entry's own setting wins, and its env is
+// always added.
+func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	body := fmt.Sprintf(`{"mcpServers": {
+		"dflt":   {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}},
+		"all":    {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}, "inheritEnv": true},
+		"listed": {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}, "inheritEnv": ["NODE_*"]}}}`, bin)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inherited := func() []string {
+		return []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/inherit-test", "CLOUD_SECRET=from-parent", "NODE_FLAG=node-flag"}
+	}
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Environ: inherited,
+		InheritEnv: &messages.EnvPolicy{}})
+	rec := testkit.Record(t, sup)
+	for _, s := range []string{"dflt", "all", "listed"} {
+		rec.WaitState(ctx, 0, s, messages.StateReady)
+	}
+	want := map[string]map[string]string{
+		"dflt":   {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "", "NODE_FLAG": ""},
+		"all":    {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "from-parent", "NODE_FLAG": "node-flag"},
+		"listed": {"OWN": "own", "HOME": "/home/inherit-test", "CLOUD_SECRET": "", "NODE_FLAG": "node-flag"},
+	}
+	for server, vars := range want {
+		for name, value := range vars {
+			res, err := sup.CallTool(ctx, server+"__getenv", map[string]any{"name": name})
+			if err != nil || testkit.Text(res) != value {
+				t.Errorf("%s: %s = %v, %v; want %q", server, name, res, err, value)
+			}
+		}
+	}
+}
+
+// Credentials written literally in a server's args are redacted from
+// what mcpvisor shows of it, here its stderr tail: a bearer token, a
+// --api-key value and a URL's query and path. They used to show.
+func TestSession_CredentialsInArgsAreRedacted(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	const bearer, apiKey, query, path = "tok-bearer-1234", "key-value-5678", "qv-91011", "/hooks/ph-1213"
+	script := fmt.Sprintf(`echo "auth Bearer %s key $2 url $3" >&2; echo "query %s path %s" >&2; exec %s example-server`, bearer, query, path, bin)
+	body := fmt.Sprintf(`{"mcpServers": {"s": {"command": "/bin/sh", "args": ["-c", %q, "sh", "--api-key", %q, "https://h.example%s?k=%s"]}}}`,
+		script, apiKey, path, query)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
+	rec := testkit.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+	tail := strings.Join(serverStatus(t, sup, "s").StderrTail, "\n")
+	if !strings.Contains(tail, "auth Bearer [redacted] key [redacted] url") || !strings.Contains(tail, "query [redacted] path [redacted]") {
+		t.Fatalf("stderr tail %q does not show the redacted line", tail)
+	}
+	for _, secret := range []string{bearer, apiKey, query, path} {
+		if strings.Contains(tail, secret) {
+			t.Errorf("stderr tail %q shows %q", tail, secret)
+		}
+	}
+}

@@ -104,7 +104,8 @@ func TestServe_HTTPClients(t *testing.T) {
 	var clients []*client
 	for _, p := range protocols {
 		tr := &http.Transport{}
-		c := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1}, p.pin)
+		hc := &http.Client{Transport: bearer{testkit.APIToken(t), tr}}
+		c := connect(t, ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, p.pin)
 		t.Cleanup(func() {
 			_ = c.cs.Close()
 			tr.CloseIdleConnections()
@@ -146,6 +147,18 @@ func TestServe_HTTPClients(t *testing.T) {
 			t.Errorf("server process %d alive after mcpvisor serve exited", pid)
 		}
 	}
+}
+
+// bearer adds "Authorization: Bearer token" to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 var gatewayAt = regexp.MustCompile(`MCP gateway at (http://\S+/mcp),`)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -29,8 +30,11 @@ func BuildBinary(dir string) (string, error) {
 
 // MainWithBinary is a TestMain body for packages that run the mcpvisor
 // binary: it builds it into a temporary directory, stores its path in
-// *bin, runs the tests, removes the directory and, if they passed, fails
-// the package on any leaked goroutine. It returns the exit code.
+// *bin, points XDG_STATE_HOME there too (the daemons and gateways the
+// tests start keep their API token in it, not in the user's ~/.local/state,
+// and the CLI finds it there), runs the tests, removes the directory and,
+// if they passed, fails the package on any leaked goroutine. It returns
+// the exit code.
 func MainWithBinary(m *testing.M, bin *string) int {
 	dir, err := os.MkdirTemp("", "mcpvisor-test-")
 	if err != nil {
@@ -38,6 +42,11 @@ func MainWithBinary(m *testing.M, bin *string) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	os.Unsetenv("MCPVISOR_TOKEN")
 	if *bin, err = BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "build mcpvisor:", err)
 		return 1
@@ -50,4 +59,15 @@ func MainWithBinary(m *testing.M, bin *string) int {
 		}
 	}
 	return code
+}
+
+// APIToken is the token that the daemons and gateways of a package run
+// by MainWithBinary share: the one the first of them created.
+func APIToken(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "mcpvisor", "token"))
+	if err != nil {
+		t.Fatalf("the API token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
 }

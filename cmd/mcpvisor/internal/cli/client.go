@@ -49,7 +49,7 @@ func newClientFlags(name, usage string, io IO) *clientFlags {
 		f.fs.PrintDefaults()
 	}
 	f.fs.StringVar(&f.addr, "addr", "", "daemon address host:port (default $MCPVISOR_ADDR, else "+defaultAddr+")")
-	f.fs.StringVar(&f.tokenFile, "token-file", "", "file holding the daemon's API token (default $MCPVISOR_TOKEN)")
+	f.fs.StringVar(&f.tokenFile, "token-file", "", "file holding the daemon's API token (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token)")
 	f.fs.BoolVar(&f.asJSON, "json", false, "print the API's JSON instead of text")
 	return f
 }
@@ -81,7 +81,7 @@ func (f *clientFlags) client(io IO) (*apiClient, error) {
 	if addr == "" {
 		addr = defaultAddr
 	}
-	token, err := loadToken(f.tokenFile, io.LookupEnv)
+	token, err := clientToken(f.tokenFile, io.LookupEnv)
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,8 @@ func (c *apiClient) errorFrom(res *http.Response) error {
 	}
 	if res.StatusCode == http.StatusUnauthorized {
 		if c.token == "" {
-			return fmt.Errorf("the daemon at %s needs a token: set --token-file or MCPVISOR_TOKEN to the token it was started with", c.addr)
+			return fmt.Errorf("the daemon at %s needs a token and none was found: run as the daemon's user (it reads ~/.local/state/mcpvisor/token), "+
+				"or set --token-file or MCPVISOR_TOKEN to the token it was started with", c.addr)
 		}
 		return fmt.Errorf("the daemon at %s refused the token: set --token-file or MCPVISOR_TOKEN to the token it was started with", c.addr)
 	}

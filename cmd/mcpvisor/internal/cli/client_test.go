@@ -44,18 +44,37 @@ func mcpvisor(ctx context.Context, env map[string]string, stdin string, args ...
 	return result{code, stdout.String(), stderr.String()}
 }
 
-// daemon serves the API over fleet and returns the environment that
-// points the CLI at it.
+// daemon serves the API over fleet with token (a default one if "") and
+// returns the environment that points the CLI at it: MCPVISOR_ADDR, and
+// XDG_STATE_HOME holding the token file, as `mcpvisor run` leaves it.
 func daemon(t *testing.T, fleet *httpapitest.Fleet, token string) map[string]string {
 	t.Helper()
-	srv := httpapi.New(httpapi.Options{Fleet: fleet, Token: token, Logger: zaptest.NewLogger(t)})
+	if token == "" {
+		token = "token-of-the-cli-tests"
+	}
+	srv, err := httpapi.New(httpapi.Options{Fleet: fleet, Token: token, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	env := map[string]string{"MCPVISOR_ADDR": strings.TrimPrefix(ts.URL, "http://")}
-	if token != "" {
-		env["MCPVISOR_TOKEN"] = token
+	state := t.TempDir()
+	writeToken(t, filepath.Join(state, "mcpvisor", "token"), token, 0o600)
+	return map[string]string{"MCPVISOR_ADDR": strings.TrimPrefix(ts.URL, "http://"), "XDG_STATE_HOME": state}
+}
+
+// writeToken writes a token file as mcpvisor would (directory 0700).
+func writeToken(t *testing.T, path, token string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	return env
+	if err := os.WriteFile(path, []byte(token+"\n"), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // umask
+		t.Fatal(err)
+	}
 }
 
 // deadAddr is a loopback address nothing listens on.
@@ -134,24 +153,44 @@ func TestClient_AddrFlagWinsOverEnvironment(t *testing.T) {
 	mcpvisor(testContext(t), env, "", "status", "--addr", "http://"+good).want(t, cli.ExitOK, "alpha", "")
 }
 
-// A daemon with a token: the CLI sends MCPVISOR_TOKEN or --token-file, and
-// says what to do when it has none or the wrong one.
+// The CLI finds the token by itself in the daemon's default token file;
+// MCPVISOR_TOKEN wins over it and --token-file over both; with none it
+// says what to do, and a wrong one is refused.
 func TestClient_Token(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	env := daemon(t, statusFleet(), "s3cret")
-	mcpvisor(ctx, env, "", "status").want(t, cli.ExitOK, "alpha", "")
+	addr := env["MCPVISOR_ADDR"]
+	mcpvisor(ctx, env, "", "status").want(t, cli.ExitOK, "alpha", "") // the default file, no flag
 
 	file := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(file, []byte("s3cret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	noToken := map[string]string{"MCPVISOR_ADDR": env["MCPVISOR_ADDR"]}
+	writeToken(t, file, "s3cret", 0o600)
+	noToken := map[string]string{"MCPVISOR_ADDR": addr}
 	mcpvisor(ctx, noToken, "", "status", "--token-file", file).want(t, cli.ExitOK, "alpha", "")
-	mcpvisor(ctx, noToken, "", "status").want(t, cli.ExitFailed, "", "needs a token: set --token-file or MCPVISOR_TOKEN")
-	wrong := map[string]string{"MCPVISOR_ADDR": env["MCPVISOR_ADDR"], "MCPVISOR_TOKEN": "nope"}
-	mcpvisor(ctx, wrong, "", "status").want(t, cli.ExitFailed, "", "refused the token")
-	mcpvisor(ctx, noToken, "", "status", "--token-file", filepath.Join(t.TempDir(), "missing")).want(t, cli.ExitFailed, "", "--token-file")
+	mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": addr, "MCPVISOR_TOKEN": "s3cret"}, "", "status").want(t, cli.ExitOK, "alpha", "")
+	mcpvisor(ctx, noToken, "", "status").want(t, cli.ExitFailed, "", "needs a token and none was found")
+	mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": addr, "XDG_STATE_HOME": t.TempDir()}, "", "status").want(t, cli.ExitFailed, "", "needs a token and none was found")
+
+	wrongEnv := map[string]string{"MCPVISOR_ADDR": addr, "XDG_STATE_HOME": env["XDG_STATE_HOME"], "MCPVISOR_TOKEN": "nope"}
+	mcpvisor(ctx, wrongEnv, "", "status").want(t, cli.ExitFailed, "", "refused the token")       // the variable wins over the file
+	mcpvisor(ctx, wrongEnv, "", "status", "--token-file", file).want(t, cli.ExitOK, "alpha", "") // the flag wins over both
+	mcpvisor(ctx, noToken, "", "status", "--token-file", filepath.Join(t.TempDir(), "missing")).want(t, cli.ExitFailed, "", "token file")
+}
+
+// Like ssh with a private key, the CLI refuses a token file that its
+// group or others may read, and says how to fix it.
+func TestClient_TokenFileReadableByOthersIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	env := daemon(t, statusFleet(), "s3cret")
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
+		path := filepath.Join(env["XDG_STATE_HOME"], "mcpvisor", "token")
+		writeToken(t, path, "s3cret", mode)
+		mcpvisor(ctx, env, "", "status").want(t, cli.ExitFailed, "", fmt.Sprintf("token file %s is accessible by others (mode %04o)", path, mode))
+		other := filepath.Join(t.TempDir(), "token")
+		writeToken(t, other, "s3cret", mode)
+		mcpvisor(ctx, env, "", "status", "--token-file", other).want(t, cli.ExitFailed, "", "chmod 600 "+other)
+	}
 }
 
 func TestTools_ListsNames(t *testing.T) {

@@ -11,4 +11,12 @@
 // gateway, and the gateway's transport, and stops all of them before
 // returning. Client commands (status, tools, call, resync, events) run on
 // the caller's goroutine.
+//
+// Tokens (token.go): `run` and `serve --transport http` take the token from
+// --token-file, else $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token
+// (~/.local/state/mcpvisor/token), which they create on first start; the
+// clients look in the same places in the same order, so the daemon's user
+// needs no flag. A token file its group or others may read is refused.
+// The token goes to the Supervisor as a secret to redact, and never into a
+// server's environment.
 package cli

@@ -21,13 +21,16 @@ func boomConfig(t *testing.T) string {
 	return path
 }
 
-// panicOnBoom is an environment whose lookup of BOOM panics, as a broken
-// embedder's LookupEnv would.
-func panicOnBoom(k string) (string, bool) {
-	if k == "BOOM" {
-		panic("lookup exploded")
+// panicOnBoom is the environment env, whose lookup of BOOM panics, as a
+// broken embedder's LookupEnv would.
+func panicOnBoom(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if k == "BOOM" {
+			panic("lookup exploded")
+		}
+		v, ok := env[k]
+		return v, ok
 	}
-	return "", false
 }
 
 // When the supervisor fails, `run` and `serve` exit non-zero (no signal,
@@ -51,7 +54,7 @@ func TestRunAndServe_FailedSupervisorExitsNonZeroWithOneLine(t *testing.T) {
 			var stdout, stderr testkit.SyncBuffer
 			exited := make(chan int, 1)
 			go func() {
-				exited <- cli.Main(ctx, args, cli.IO{Stdin: stdin, Stdout: &stdout, Stderr: &stderr, LookupEnv: panicOnBoom})
+				exited <- cli.Main(ctx, args, cli.IO{Stdin: stdin, Stdout: &stdout, Stderr: &stderr, LookupEnv: panicOnBoom(stateEnv(t))})
 			}()
 			var code int
 			select {

@@ -2,22 +2,26 @@ package cli
 
 import (
 	"flag"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // configFlags are the flags of every command that supervises servers
 // in-process: which config files, where relative paths resolve, the
 // watcher's debounce, and logging; `run` and `serve` share them.
 type configFlags struct {
-	configs   stringList
-	workdir   string
-	debounce  time.Duration
-	logLevel  string
-	logFormat string
+	configs    stringList
+	workdir    string
+	debounce   time.Duration
+	logLevel   string
+	logFormat  string
+	inheritEnv envPolicyFlag
 }
 
 func (f *configFlags) register(fs *flag.FlagSet) {
@@ -26,6 +30,29 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "console", "log format: console or json (logs always go to stderr)")
+	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
+}
+
+// envPolicyFlag is --inherit-env; unset means all.
+type envPolicyFlag struct{ policy *messages.EnvPolicy }
+
+func (f *envPolicyFlag) String() string {
+	switch {
+	case f == nil || f.policy == nil || f.policy.All:
+		return "all"
+	case len(f.policy.Allow) == 0:
+		return "none"
+	}
+	return strings.Join(f.policy.Allow, ",")
+}
+
+func (f *envPolicyFlag) Set(s string) error {
+	p, err := reconciler.ParseEnvPolicy(s)
+	if err != nil {
+		return err
+	}
+	f.policy = p
+	return nil
 }
 
 // defaults fills in the config paths when no --config was given.
@@ -43,5 +70,6 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		Logger:      log,
 		Debounce:    f.debounce,
 		LookupEnv:   lookup,
+		InheritEnv:  f.inheritEnv.policy,
 	}
 }

@@ -22,8 +22,9 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 type runFlags struct {
 	configFlags
-	listen    string
-	tokenFile string
+	listen       string
+	tokenFile    string
+	allowOrigins stringList
 }
 
 func parseRunFlags(args []string, io IO) (runFlags, error) {
@@ -32,7 +33,8 @@ func parseRunFlags(args []string, io IO) (runFlags, error) {
 	fs.SetOutput(io.Stderr)
 	f.register(fs)
 	fs.StringVar(&f.listen, "listen", defaultAddr, `serve the HTTP API on host:port ("" or off: no API; port 0: any free port, printed at startup)`)
-	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token every request must bear (default $MCPVISOR_TOKEN; required to listen beyond loopback)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
+	fs.Var(&f.allowOrigins, "allow-origin", "a browser origin (scheme://host[:port]) whose pages may use the API (repeatable; default none)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -73,18 +75,24 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	defer func() { _ = log.Sync() }()
-	token, err := loadToken(f.tokenFile, io.LookupEnv)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitUsage
+	var token apiToken
+	if apiOn(f.listen) {
+		if token, err = serverToken(f.tokenFile, io.LookupEnv); err == nil {
+			err = httpapi.CheckOrigins(f.allowOrigins)
+		}
+		if err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+			return ExitUsage
+		}
 	}
 	// Listen before starting any server: a taken port fails fast.
-	listener, code := listenAPI(f.listen, token, io)
+	listener, code := listenAPI(f.listen, token.value, io)
 	if code != ExitOK {
 		return code
 	}
 	opts := f.options(log, io.LookupEnv)
 	opts.Environ = serverEnviron
+	opts.Secrets = []string{token.value}
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if listener != nil {
@@ -97,11 +105,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	feed := sup.Follow(0, 1024)
 	fmt.Fprintf(io.Stdout, "mcpvisor: supervising %s (Ctrl-C to stop)\n", strings.Join(f.configs, ", "))
 	if listener != nil {
-		auth := ""
-		if token != "" {
-			auth = " (bearer token required)"
-		}
-		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s%s\n", listener.Addr(), auth)
+		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s (bearer token in %s)\n", listener.Addr(), token.from)
 	}
 	printed := printEvents(feed, io)
 
@@ -111,8 +115,13 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	defer stopAPI()
 	served := make(chan error, 1) // written only if the API runs
 	if listener != nil {
-		api := httpapi.New(httpapi.Options{Fleet: httpapi.FleetOf(sup), Token: token, Logger: log})
-		go func() { served <- api.Serve(apiCtx, listener) }()
+		api, err := httpapi.New(httpapi.Options{Fleet: httpapi.FleetOf(sup), Token: token.value, AllowOrigins: f.allowOrigins, Logger: log})
+		if err != nil { // CheckOrigins accepted them: not expected
+			_ = listener.Close()
+			served <- err
+		} else {
+			go func() { served <- api.Serve(apiCtx, listener) }()
+		}
 	}
 	var apiErr error
 	select {
@@ -145,10 +154,13 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	return ExitOK
 }
 
+// apiOn reports whether --listen asks for the API.
+func apiOn(addr string) bool { return addr != "" && addr != "off" }
+
 // listenAPI opens the API's listener; nil when the API is off. It refuses
-// a non-loopback address without a token.
+// a non-loopback address without a long enough token.
 func listenAPI(addr, token string, io IO) (net.Listener, int) {
-	if addr == "" || addr == "off" {
+	if !apiOn(addr) {
 		return nil, ExitOK
 	}
 	if err := httpapi.CheckExposure(addr, token); err != nil {

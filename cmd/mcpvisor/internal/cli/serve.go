@@ -32,8 +32,11 @@ func lookupEnv(io IO, name string) (string, bool) {
 
 type serveFlags struct {
 	configFlags
-	transport string
-	listen    string
+	transport    string
+	listen       string
+	tokenFile    string
+	noAuth       bool
+	allowOrigins stringList
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -42,12 +45,18 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.SetOutput(io.Stderr)
 	f.register(fs)
 	fs.StringVar(&f.transport, "transport", "stdio", "how MCP clients reach the gateway: stdio (launched by the client) or http (streamable HTTP at /mcp)")
-	fs.StringVar(&f.listen, "listen", defaultListen, "address for --transport http; loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
+	fs.StringVar(&f.listen, "listen", defaultListen, "address for HTTP (implies --transport http); loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
+	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
+	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
+	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("serve takes no arguments (got %q); pass config files with --config", fs.Args())
+	}
+	if err := listenImpliesHTTP(fs, &f); err != nil {
+		return f, err
 	}
 	switch f.transport {
 	case "stdio":
@@ -60,6 +69,23 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
 	return f, nil
+}
+
+// listenImpliesHTTP makes --listen alone mean --transport http: an
+// address only makes sense for HTTP, and serving stdio instead would leave
+// whoever asked for the address waiting on a port nobody listens on.
+// --listen with an explicit --transport stdio is a contradiction.
+func listenImpliesHTTP(fs *flag.FlagSet, f *serveFlags) error {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	switch {
+	case !set["listen"]:
+	case !set["transport"]:
+		f.transport = "http"
+	case f.transport == "stdio":
+		return errors.New("--listen is for --transport http: drop --listen to serve on stdio, or use --transport http")
+	}
+	return nil
 }
 
 // serveCommand runs the supervisor in-process and serves its fleet's tools
@@ -87,9 +113,21 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	}
 	defer func() { _ = log.Sync() }()
 
-	// Listen before starting any server, so a taken port costs nothing.
+	// The token and the listener come before any server starts, so a
+	// refusal or a taken port costs nothing.
 	var ln net.Listener
+	var token apiToken
 	if f.transport == "http" {
+		if !f.noAuth {
+			token, err = serverToken(f.tokenFile, func(k string) (string, bool) { return lookupEnv(io, k) })
+		}
+		if err == nil {
+			err = gateway.CheckOrigins(f.allowOrigins)
+		}
+		if err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+			return ExitUsage
+		}
 		if ln, err = net.Listen("tcp", f.listen); err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 			return ExitFailed
@@ -103,6 +141,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// wherever they appear: a bare pid would blank out matching digits.)
 	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
+	opts.Secrets = []string{token.value}
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if ln != nil {
@@ -141,7 +180,12 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	var serveErr error
 	if ln != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor serve: MCP gateway at http://%s%s, supervising %s\n", ln.Addr(), gateway.Path, configs)
-		serveErr = gw.ServeListener(ctx, ln)
+		if f.noAuth {
+			fmt.Fprintf(io.Stderr, "mcpvisor serve: warning: --no-auth: anyone who can reach %s, any local user included, can call every tool\n", ln.Addr())
+		} else {
+			fmt.Fprintf(io.Stderr, "mcpvisor serve: clients must send Authorization: Bearer TOKEN, the token in %s\n", token.from)
+		}
+		serveErr = gw.ServeListener(ctx, ln, gateway.HTTPOptions{Token: token.value, NoAuth: f.noAuth, AllowOrigins: f.allowOrigins})
 	} else {
 		// A client that closes our stdout before we are done must not
 		// kill the process with SIGPIPE (Go's default for fd 1 and 2):

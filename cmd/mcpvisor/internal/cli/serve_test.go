@@ -38,7 +38,10 @@ func TestServeFlags(t *testing.T) {
 			wantTransport: "http", wantListen: "[::1]:0", wantConfigs: []string{"x.json", "y.json"}},
 		{name: "all interfaces", args: []string{"--transport", "http", "--listen", ":8931"}, lookup: noEnv, wantErr: "not loopback"},
 		{name: "public address", args: []string{"--transport", "http", "--listen", "0.0.0.0:8931"}, lookup: noEnv, wantErr: "not loopback"},
-		{name: "listen ignored for stdio", args: []string{"--listen", "0.0.0.0:8931"}, lookup: noEnv, wantTransport: "stdio", wantListen: "0.0.0.0:8931", wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
+		// --listen alone implies HTTP; it once served stdio silently.
+		{name: "listen implies http", args: []string{"--listen", "127.0.0.1:0"}, lookup: noEnv, wantTransport: "http", wantListen: "127.0.0.1:0", wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
+		{name: "implied http is checked", args: []string{"--listen", "0.0.0.0:8931"}, lookup: noEnv, wantErr: "not loopback"},
+		{name: "listen with stdio", args: []string{"--transport", "stdio", "--listen", "127.0.0.1:0"}, lookup: noEnv, wantErr: "--listen is for --transport http"},
 		{name: "unknown transport", args: []string{"--transport", "sse"}, lookup: noEnv, wantErr: `--transport "sse"`},
 		{name: "arguments", args: []string{"x.json"}, lookup: noEnv, wantErr: "serve takes no arguments"},
 	}
@@ -119,17 +122,22 @@ func TestServe_HTTPStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	sig, interrupt := context.WithCancel(ctx)
+	state := t.TempDir()
 	stderr := &serveLog{}
 	exited := make(chan int, 1)
 	go func() {
 		exited <- Main(sig, []string{"serve", "--transport", "http", "--listen", "127.0.0.1:0", "--config", serveEmptyConfig(t)},
-			IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, LookupEnv: func(string) (string, bool) { return "", false }})
+			IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, LookupEnv: envMap(map[string]string{"XDG_STATE_HOME": state})})
 	}()
 	endpoint := stderr.endpoint(ctx, t)
+	token, err := readTokenFile(filepath.Join(state, "mcpvisor", "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, tr}}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", endpoint, err)
 	}
@@ -142,6 +150,114 @@ func TestServe_HTTPStopsOnSignal(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatalf("serve did not stop on its signal; stderr:\n%s", stderr)
+	}
+}
+
+// bearer adds "Authorization: Bearer token" to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// serveHTTP runs `serve --transport http` with args until the test ends
+// and returns its endpoint and stderr.
+func serveHTTP(t *testing.T, env map[string]string, args ...string) (string, *serveLog) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	stderr := &serveLog{}
+	exited := make(chan int, 1)
+	go func() {
+		exited <- Main(ctx, append([]string{"serve", "--transport", "http", "--listen", "127.0.0.1:0", "--config", serveEmptyConfig(t)}, args...),
+			IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, LookupEnv: envMap(env)})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-exited; code != ExitOK {
+			t.Errorf("serve exit %d\n%s", code, stderr)
+		}
+	})
+	return stderr.endpoint(ctx, t), stderr
+}
+
+// post sends an MCP initialize to endpoint with the given headers and
+// returns the status code.
+func post(t *testing.T, endpoint string, headers map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	res, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// The HTTP gateway wants the token of the default file (or --token-file),
+// refuses web pages of other origins unless --allow-origin trusts them,
+// and says where the token is.
+func TestServe_HTTPRequiresTheTokenAndChecksOrigin(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	endpoint, stderr := serveHTTP(t, map[string]string{"XDG_STATE_HOME": state}, "--allow-origin", "http://localhost:3000")
+	path := filepath.Join(state, "mcpvisor", "token")
+	token, err := readTokenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "clients must send Authorization: Bearer TOKEN, the token in "+path) {
+		t.Errorf("stderr does not say where the token is:\n%s", stderr)
+	}
+	auth := "Bearer " + token
+	for _, tc := range []struct {
+		headers map[string]string
+		want    int
+	}{
+		{map[string]string{}, http.StatusUnauthorized},
+		{map[string]string{"Authorization": "Bearer wrong"}, http.StatusUnauthorized},
+		{map[string]string{"Authorization": auth}, http.StatusOK},
+		{map[string]string{"Authorization": auth, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{map[string]string{"Authorization": auth, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{map[string]string{"Authorization": auth, "Origin": "http://localhost:3000"}, http.StatusOK},
+	} {
+		if got := post(t, endpoint, tc.headers); got != tc.want {
+			t.Errorf("initialize with %v = %d, want %d", tc.headers, got, tc.want)
+		}
+	}
+	if strings.Contains(stderr.String(), token) {
+		t.Errorf("stderr shows the token:\n%s", stderr)
+	}
+}
+
+// --no-auth serves without a token, and says so at start.
+func TestServe_NoAuthWarns(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	endpoint, stderr := serveHTTP(t, map[string]string{"XDG_STATE_HOME": state}, "--no-auth")
+	if got := post(t, endpoint, nil); got != http.StatusOK {
+		t.Errorf("initialize without a token = %d, want 200 with --no-auth", got)
+	}
+	if !strings.Contains(stderr.String(), "warning: --no-auth: anyone who can reach") {
+		t.Errorf("no warning line:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(state, "mcpvisor")); !os.IsNotExist(err) {
+		t.Errorf("--no-auth created a token (%v)", err)
 	}
 }
 

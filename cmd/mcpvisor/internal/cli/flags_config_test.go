@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// --inherit-env, on run and serve, sets the Supervisor's default
+// environment policy for entries without inheritEnv.
+func TestConfigFlags_InheritEnv(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) (string, bool) { return "", false }
+	tests := []struct {
+		args []string
+		want *messages.EnvPolicy
+	}{
+		{nil, nil},
+		{[]string{"--inherit-env", "all"}, &messages.EnvPolicy{All: true}},
+		{[]string{"--inherit-env", "none"}, &messages.EnvPolicy{}},
+		{[]string{"--inherit-env", "NODE_*,AWS_PROFILE"}, &messages.EnvPolicy{Allow: []string{"NODE_*", "AWS_PROFILE"}}},
+	}
+	for _, tt := range tests {
+		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("run %q: %v", tt.args, err)
+		}
+		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("serve %q: %v", tt.args, err)
+		}
+		for cmd, got := range map[string]*messages.EnvPolicy{
+			"run":   rf.options(zap.NewNop(), noEnv).InheritEnv,
+			"serve": sf.options(zap.NewNop(), noEnv).InheritEnv,
+		} {
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s %q: InheritEnv (-want +got):\n%s", cmd, tt.args, diff)
+			}
+		}
+	}
+	if _, err := parseServeFlags([]string{"--inherit-env", "A B"}, IO{Stderr: io.Discard, LookupEnv: noEnv}); err == nil {
+		t.Error("--inherit-env 'A B' accepted")
+	}
+}

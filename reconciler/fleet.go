@@ -1,0 +1,219 @@
+package reconciler
+
+import (
+	"slices"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Fleet is the reconciler's state machine: every per-server record of the
+// fleet (desired spec, the live sessions, attempts, backoff, crash-loop
+// window, retry token, pending resyncs, exposed tools, invalid and disabled
+// entries) and the rules that move them. It is pure, like etcd's raft: no
+// clock, no randomness, no I/O. The shell steps it with one Input at a
+// time (the clock reading and the backoff jitter ride on the input) and
+// carries out the Effects it returns; reconciler/testdata/fleet/*.txt is
+// its specification.
+//
+// The reconcile rules, per server name, given the desired spec D (or none)
+// and the live session L (or none):
+//
+//	situation                                 action
+//	D, no L                                   start (pending while every connect slot is taken)
+//	L, no D (removed or disabled)             stop: the process ends, the tools are withdrawn
+//	D and L, same fingerprint, L ready        keep: same session, same process, never restarted;
+//	                                          live settings (tool filters, call timeout) apply at once
+//	D and L, fingerprint differs, L ready     restart make-before-break: L serves until the new session
+//	                                          is ready; if the new one fails, L keeps serving with a
+//	                                          warning (L's retries run L's spec: the warning stays until
+//	                                          a change succeeds); if L dies meanwhile, the new one decides
+//	D and L, fingerprint differs, L not ready restart: stop L, start D
+//	D equals L again while a change failed    keep L, the warning is cleared
+//	D equals L again while the new one        stop the new one, keep L
+//	connects (a change reverted)
+//	D and L, same fingerprint, L failed       retry when its backoff timer fires, or at once on resync
+//	                                          (a resync resets the backoff and the crash-loop budget)
+//	L failed CrashLoop.Failures times         no more timers: waiting for a resync or a config change
+//	within CrashLoop.Window, or restart never
+//	entry invalid in config                   report invalid, start nothing (a live L keeps serving);
+//	                                          siblings are unaffected
+//	entry disabled                            report disabled, start nothing
+//	file unparsable                           (upstream: Load keeps the servers last parsed from it)
+//
+// Plan computes the action for each name; Fleet carries it out. At most
+// MaxConnects sessions connect at once; the others wait in order as
+// pending (a make-before-break candidate is never queued: its server is
+// serving meanwhile). A resync completes (ResyncCompleted) once every server it
+// started or retried has settled: ready, failed, stopped, or serving with
+// a warning.
+type Fleet struct {
+	opts FleetOptions
+
+	generation, observed uint64
+	desired              Desired // the desired state applied last
+	servers              map[string]*fleetServer
+	invalid              map[string]messages.InvalidServer
+	disabled             map[string]messages.ServerSpec
+	diagnostics          []messages.Diagnostic
+	lastSession          uint64
+
+	// connecting counts sessions between spawn and their first report;
+	// queue holds the servers waiting for a connect slot, oldest first.
+	connecting int
+	queue      []string
+
+	resyncs []*pendingResync
+	// change is the plan of the desired state applied last, for the resync
+	// that follows it.
+	change *appliedChange
+
+	// Of the step in progress: its clock reading and its effects.
+	now     time.Time
+	effects []Effect
+
+	// touched names the servers whose rows changed since TakeChanged;
+	// dirty says that anything did.
+	touched map[string]bool
+	dirty   bool
+}
+
+// FleetOptions is the fleet's policy.
+type FleetOptions struct {
+	Backoff   Backoff
+	CrashLoop CrashLoop
+	// MaxConnects bounds concurrent connects; zero or less means no bound.
+	MaxConnects int
+}
+
+// fleetServer is the record of one configured server with a session, or
+// trying to have one.
+type fleetServer struct {
+	spec  messages.ServerSpec // the spec applied (what cur runs, or will)
+	state messages.State
+	since time.Time
+
+	cur  *fleetSession // the session serving, or trying to
+	next *fleetSession // make-before-break candidate for a changed spec
+
+	attempt, restarts int
+	everReady         bool        // a later ready session is a restart
+	failures          []time.Time // inside the crash-loop window
+	lastErr           string
+	// changeErr is why the last changed spec failed while the previous
+	// session kept serving; warning shows it while that session (or a
+	// retry of its spec) serves.
+	changeErr  string
+	stderrTail []string
+	nextRetry  time.Time
+	retryArmed bool
+	retryToken uint64
+
+	tools []messages.Tool // as listed by cur, before filtering
+}
+
+// warning is what status says about a change that failed while the
+// previous spec serves on.
+func (s *fleetServer) warning() string {
+	if s.changeErr == "" || s.state != messages.StateReady {
+		return ""
+	}
+	return BoundText("new config failed, still serving the previous session: " + s.changeErr)
+}
+
+type fleetSession struct {
+	id         uint64
+	spec       messages.ServerSpec
+	pid        int    // the server's process, once ready
+	reason     string // why it was started, for its ready event
+	connecting bool   // holds a connect slot
+	ready      bool
+	stopping   bool
+}
+
+// NewFleet returns an empty fleet with the given policy.
+func NewFleet(opts FleetOptions) *Fleet {
+	return &Fleet{
+		opts:     opts,
+		servers:  map[string]*fleetServer{},
+		invalid:  map[string]messages.InvalidServer{},
+		disabled: map[string]messages.ServerSpec{},
+		touched:  map[string]bool{},
+	}
+}
+
+// Step applies one input and returns the effects, in the order the shell
+// must carry them out.
+func (f *Fleet) Step(in Input) []Effect {
+	f.effects = nil
+	switch in := in.(type) {
+	case DesiredArrived:
+		f.now = in.Now
+		f.desiredArrived(in.Desired)
+	case DiagnosticsArrived:
+		f.diagnostics, f.dirty = slices.Clone(in.Diagnostics), true
+	case ResyncArrived:
+		f.now = in.Now
+		f.resyncArrived(in.Resync)
+	case SessionReady:
+		f.now = in.Now
+		f.sessionReady(in)
+	case SessionTools:
+		f.now = in.Now
+		f.sessionTools(in)
+	case SessionFailed:
+		f.now = in.Now
+		f.sessionFailed(in.Failure, in.Jitter)
+	case SessionStopped:
+		f.now = in.Now
+		f.sessionStopped(in)
+	case RetryDue:
+		f.now = in.Now
+		f.retryDue(in)
+	}
+	f.startQueued()
+	f.checkResyncs()
+	out := f.effects
+	f.effects = nil
+	return out
+}
+
+// Generation is the newest desired state the fleet has seen;
+// ObservedGeneration the newest one whose plan it applied.
+func (f *Fleet) Generation() uint64         { return f.generation }
+func (f *Fleet) ObservedGeneration() uint64 { return f.observed }
+
+// Diagnostics are the config actor's newest diagnostics.
+func (f *Fleet) Diagnostics() []messages.Diagnostic { return f.diagnostics }
+
+// TakeChanged returns the names whose rows changed since the last call,
+// sorted, and whether anything (rows, generations, diagnostics) changed.
+func (f *Fleet) TakeChanged() (names []string, changed bool) {
+	for name := range f.touched {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	changed = f.dirty || len(names) > 0
+	clear(f.touched)
+	f.dirty = false
+	return names, changed
+}
+
+func (f *Fleet) effect(e Effect) { f.effects = append(f.effects, e) }
+
+// emit queues an event; a server event also marks that server's row.
+func (f *Fleet) emit(ev messages.Event) {
+	f.effect(Publish{Event: ev})
+	f.dirty = true
+	switch ev := ev.(type) {
+	case *messages.ServerStateChanged:
+		f.touch(ev.Server)
+	case *messages.ToolsChanged:
+		f.touch(ev.Server)
+	}
+}
+
+func (f *Fleet) touch(name string) {
+	f.touched[name] = true
+	f.dirty = true
+}

@@ -1,0 +1,331 @@
+package reconciler_test
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// fleetRig drives a reconciler.Fleet the way the reconciler actor does,
+// playing the session actors and the clock itself: it remembers every
+// session the fleet spawned and every timer it armed, so a script can say
+// "ready alpha" or "tick 1s" and the rig sends the right input.
+type fleetRig struct {
+	t     testing.TB
+	fleet *reconciler.Fleet
+	opts  reconciler.FleetOptions
+	start time.Time
+	now   time.Time
+	gen   uint64
+	// resyncs numbers the resyncs r1, r2, ...
+	resyncs int
+
+	sessions []*rigSession
+	timers   map[string]rigTimer
+	// armed is the token of the timer armed last for each server, for a
+	// fire that raced its cancel.
+	armed map[string]uint64
+
+	out []string // the rendering of the command being run
+	// rows holds each row as last printed: a row is printed when it changed.
+	rows map[string]string
+}
+
+type rigSession struct {
+	server, version string
+	id              uint64
+	ready, stopping bool
+	stopped         bool
+}
+
+type rigTimer struct {
+	token uint64
+	due   time.Time
+}
+
+// defaultRigOptions is the production policy with a small connect bound.
+var defaultRigOptions = reconciler.FleetOptions{
+	Backoff:     reconciler.DefaultBackoff,
+	CrashLoop:   reconciler.DefaultCrashLoop,
+	MaxConnects: 8,
+}
+
+func newFleetRig(t testing.TB, opts reconciler.FleetOptions) *fleetRig {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &fleetRig{t: t, fleet: reconciler.NewFleet(opts), opts: opts, start: start, now: start, timers: map[string]rigTimer{}, armed: map[string]uint64{}, rows: map[string]string{}}
+}
+
+// step feeds one input, tracks and renders its effects, then renders the
+// rows that changed.
+func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
+	effects := r.fleet.Step(in)
+	for _, e := range effects {
+		r.track(e)
+		r.print(renderEffect(e, r.now))
+	}
+	names, _ := r.fleet.TakeChanged()
+	for _, name := range names {
+		line := "row " + name + " gone"
+		if row, ok := r.fleet.Row(name); ok {
+			line = renderRow(row, r.now)
+		}
+		if r.rows[name] != line {
+			r.rows[name] = line
+			r.print(line)
+		}
+	}
+	return effects
+}
+
+func (r *fleetRig) track(e reconciler.Effect) {
+	switch e := e.(type) {
+	case reconciler.Spawn:
+		r.sessions = append(r.sessions, &rigSession{server: e.Spec.Name, version: e.Spec.Fingerprint, id: e.Session})
+	case reconciler.Stop:
+		r.session(e.Session).stopping = true
+	case reconciler.ArmRetry:
+		if _, armed := r.timers[e.Server]; armed {
+			r.t.Fatalf("%s: a second retry timer armed", e.Server)
+		}
+		r.timers[e.Server] = rigTimer{token: e.Token, due: r.now.Add(e.Delay)}
+		r.armed[e.Server] = e.Token
+	case reconciler.CancelRetry:
+		if _, armed := r.timers[e.Server]; !armed {
+			r.t.Fatalf("%s: cancelled a retry timer that is not armed", e.Server)
+		}
+		delete(r.timers, e.Server)
+	}
+}
+
+func (r *fleetRig) print(line string) { r.out = append(r.out, line) }
+
+func (r *fleetRig) session(id uint64) *rigSession {
+	for _, s := range r.sessions {
+		if s.id == id {
+			return s
+		}
+	}
+	r.t.Fatalf("no session %d", id)
+	return nil
+}
+
+// pick finds the session a command names: "alpha#3" exactly, or for
+// "alpha" the newest one that match accepts.
+func (r *fleetRig) pick(ref string, match func(*rigSession) bool) *rigSession {
+	name, num, exact := strings.Cut(ref, "#")
+	if exact {
+		id, err := strconv.ParseUint(num, 10, 64)
+		if err != nil {
+			r.t.Fatalf("bad session %q", ref)
+		}
+		return r.session(id)
+	}
+	for i := len(r.sessions) - 1; i >= 0; i-- {
+		if s := r.sessions[i]; s.server == name && match(s) {
+			return s
+		}
+	}
+	r.t.Fatalf("%s: no such session", ref)
+	return nil
+}
+
+func live(s *rigSession) bool { return !s.stopped && !s.stopping }
+
+// desired sends a desired state built from entries ("alpha=v1,deny=x").
+func (r *fleetRig) desired(gen uint64, entries []string) {
+	r.step(reconciler.DesiredArrived{Now: r.now, Desired: desiredState(r.t, gen, entries)})
+}
+
+// fire steps every retry timer due by now, earliest first.
+func (r *fleetRig) fire() {
+	for {
+		var next string
+		for server, tm := range r.timers {
+			if tm.due.After(r.now) {
+				continue
+			}
+			if next == "" || tm.due.Before(r.timers[next].due) || (tm.due.Equal(r.timers[next].due) && server < next) {
+				next = server
+			}
+		}
+		if next == "" {
+			return
+		}
+		tm := r.timers[next]
+		delete(r.timers, next)
+		r.step(reconciler.RetryDue{Now: r.now, Server: next, Token: tm.token})
+	}
+}
+
+// desiredState builds a desired state. An entry is name=version[,option...]
+// with options disabled, never (restart policy), allow=a+b, deny=a+b; or
+// name=invalid.
+func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredState {
+	d := &messages.DesiredState{Generation: gen, Servers: []messages.ServerSpec{}, Invalid: []messages.InvalidServer{}}
+	for i, e := range entries {
+		name, rest, ok := strings.Cut(e, "=")
+		if !ok {
+			t.Fatalf("entry %q: want name=version", e)
+		}
+		opts := strings.Split(rest, ",")
+		src := messages.Position{Path: "mcp.json", Line: i + 1, Column: 5}
+		if opts[0] == "invalid" {
+			d.Invalid = append(d.Invalid, messages.InvalidServer{Name: name, Source: src, Reason: "args: want a list of strings"})
+			continue
+		}
+		s := messages.ServerSpec{Name: name, Transport: messages.TransportStdio, Command: "srv", Args: []string{opts[0]}, Source: src, Fingerprint: opts[0]}
+		for _, o := range opts[1:] {
+			key, val, _ := strings.Cut(o, "=")
+			switch key {
+			case "disabled":
+				s.Disabled = true
+			case "never":
+				s.Restart = messages.RestartNever
+			case "allow":
+				s.AllowTools = strings.Split(val, "+")
+			case "deny":
+				s.DenyTools = strings.Split(val, "+")
+			default:
+				t.Fatalf("entry %q: unknown option %q", e, o)
+			}
+		}
+		d.Servers = append(d.Servers, s)
+	}
+	sort.Slice(d.Servers, func(i, j int) bool { return d.Servers[i].Name < d.Servers[j].Name })
+	return d
+}
+
+func tools(server string, names []string) []messages.Tool {
+	out := []messages.Tool{}
+	for _, n := range names {
+		hash := n
+		n, h, ok := strings.Cut(n, "@") // echo@2: same name, other hash
+		if ok {
+			hash = n + h
+		}
+		out = append(out, messages.Tool{Server: server, Name: n, Hash: hash})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// The rendering: one line per effect, then one per changed row.
+
+func renderEffect(e reconciler.Effect, now time.Time) string {
+	switch e := e.(type) {
+	case reconciler.Spawn:
+		return fmt.Sprintf("spawn %s#%d %s", e.Spec.Name, e.Session, e.Spec.Fingerprint)
+	case reconciler.Stop:
+		return fmt.Sprintf("stop %s#%d", e.Server, e.Session)
+	case reconciler.ArmRetry:
+		return fmt.Sprintf("timer %s %s", e.Server, e.Delay)
+	case reconciler.CancelRetry:
+		return fmt.Sprintf("cancel timer %s", e.Server)
+	case reconciler.Publish:
+		return renderEvent(e.Event)
+	case reconciler.Reply:
+		switch m := e.Message.(type) {
+		case *messages.ResyncPlanned:
+			return fmt.Sprintf("reply %s planned %d: %s", e.ID, m.Generation, renderSteps(m.Steps))
+		case *messages.ResyncCompleted:
+			return fmt.Sprintf("reply %s completed", e.ID)
+		}
+	}
+	return fmt.Sprintf("?? %T", e)
+}
+
+func renderEvent(ev messages.Event) string {
+	switch ev := ev.(type) {
+	case *messages.ServerStateChanged:
+		line := fmt.Sprintf("%s: %s → %s (%s)", ev.Server, ev.From, ev.To, ev.Reason)
+		if ev.Error != "" {
+			line += fmt.Sprintf(" error=%q", ev.Error)
+		}
+		return line
+	case *messages.ToolsChanged:
+		var parts []string
+		for _, n := range ev.Added {
+			parts = append(parts, "+"+n)
+		}
+		for _, n := range ev.Removed {
+			parts = append(parts, "-"+n)
+		}
+		for _, n := range ev.Changed {
+			parts = append(parts, "~"+n)
+		}
+		return fmt.Sprintf("%s tools: %s", ev.Server, strings.Join(parts, " "))
+	case *messages.PlanComputed:
+		dry := ""
+		if ev.DryRun {
+			dry = " (dry run)"
+		}
+		return fmt.Sprintf("plan %d%s: %s", ev.Generation, dry, renderSteps(ev.Steps))
+	case *messages.PlanApplied:
+		return fmt.Sprintf("applied %d", ev.Generation)
+	case *messages.ResyncCompleted:
+		var parts []string
+		for _, o := range ev.Outcomes {
+			p := o.Server + "=" + string(o.State)
+			if o.Error != "" {
+				p += fmt.Sprintf(" (%s)", o.Error)
+			}
+			parts = append(parts, p)
+		}
+		if len(parts) == 0 {
+			parts = []string{"nothing to wait for"}
+		}
+		return fmt.Sprintf("resync %s completed: %s", ev.ID, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("?? %T", ev)
+}
+
+func renderSteps(steps []messages.PlanStep) string {
+	if len(steps) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(steps))
+	for i, st := range steps {
+		parts[i] = fmt.Sprintf("%s %s (%s)", st.Server, st.Action, st.Reason)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// renderRow shows a status row; zero fields are left out.
+func renderRow(row reconciler.Row, now time.Time) string {
+	st := row.Status
+	parts := []string{"row", st.Name, string(st.State)}
+	add := func(key string, v any, show bool) {
+		if show {
+			parts = append(parts, fmt.Sprintf("%s=%v", key, v))
+		}
+	}
+	add("session", st.Session, st.Session != 0)
+	add("pid", st.PID, st.PID != 0)
+	add("tools", strings.Join(toolNames(row.Tools), "+"), len(row.Tools) > 0)
+	add("attempt", st.Attempt, st.Attempt != 0)
+	add("restarts", st.Restarts, st.Restarts != 0)
+	add("retry", "+"+st.NextRetry.Sub(now).String(), !st.NextRetry.IsZero())
+	line := strings.Join(parts, " ")
+	if st.LastError != "" {
+		line += fmt.Sprintf(" error=%q", st.LastError)
+	}
+	if st.Warning != "" {
+		line += fmt.Sprintf(" warning=%q", st.Warning)
+	}
+	return line
+}
+
+func toolNames(ts []messages.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return slices.Clip(out)
+}

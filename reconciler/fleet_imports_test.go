@@ -1,0 +1,55 @@
+package reconciler_test
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The pure core stays pure: reconciler/ and messages/ import neither the
+// actor runtime nor the clock, the logger or the file watcher, and
+// messages/ (plain data) imports no mcpvisor package at all. Imports are
+// checked directly; since reconciler/ imports only messages/ of mcpvisor's
+// own packages, that holds transitively.
+func TestFleet_CoreImportsNoRuntime(t *testing.T) {
+	t.Parallel()
+	forbidden := []string{"github.com/asynkron/protoactor-go", "github.com/coder/quartz", "go.uber.org/zap", "github.com/fsnotify/fsnotify"}
+	forbiddenStd := []string{"math/rand", "math/rand/v2", "os", "os/exec", "net", "net/http", "log", "log/slog"}
+	allowedOwn := map[string][]string{
+		".":           {"github.com/mcpvisor/mcpvisor/messages"},
+		"../messages": nil,
+	}
+	for dir, own := range allowedOwn {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no files: %v", dir, err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				for _, bad := range forbidden {
+					if path == bad || strings.HasPrefix(path, bad+"/") {
+						t.Errorf("%s imports %s", file, path)
+					}
+				}
+				if slices.Contains(forbiddenStd, path) {
+					t.Errorf("%s imports %s", file, path)
+				}
+				if strings.HasPrefix(path, "github.com/mcpvisor/mcpvisor/") && !slices.Contains(own, path) {
+					t.Errorf("%s imports %s", file, path)
+				}
+			}
+		}
+	}
+}

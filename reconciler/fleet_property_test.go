@@ -1,0 +1,193 @@
+package reconciler_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// Whatever happens (edits, crashes, late reports, timers, resyncs, in any
+// order), once sessions connect again and a resync re-drives what was
+// left failed, the fleet converges: every enabled entry is ready on its
+// desired version with no warning, nothing else runs, no session is
+// leaked and no timer is left armed.
+func TestFleet_ConvergesWhateverHappens(t *testing.T) {
+	t.Parallel()
+	opts := reconciler.FleetOptions{
+		Backoff:     reconciler.Backoff{Initial: time.Second, Max: 8 * time.Second, Jitter: 0.2},
+		CrashLoop:   reconciler.CrashLoop{Failures: 3, Window: time.Minute},
+		MaxConnects: 2,
+	}
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		rig := newFleetRig(t, opts)
+		var last []string
+		for range 80 {
+			rig.out = nil
+			if e := randomOp(rng, rig); e != nil {
+				last = e
+			}
+		}
+		rig.out = nil
+		rig.drive()
+		rig.run("resync")
+		rig.drive()
+		if err := rig.converged(desiredState(t, rig.gen, last)); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}
+
+// randomOp does one random thing; it returns the entries of a desired
+// state it sent.
+func randomOp(rng *rand.Rand, r *fleetRig) []string {
+	pick := func(match func(*rigSession) bool) *rigSession {
+		var c []*rigSession
+		for _, s := range r.sessions {
+			if match(s) {
+				c = append(c, s)
+			}
+		}
+		if len(c) == 0 {
+			return nil
+		}
+		return c[rng.IntN(len(c))]
+	}
+	ref := func(s *rigSession) string { return fmt.Sprintf("%s#%d", s.server, s.id) }
+	switch rng.IntN(9) {
+	case 0, 1:
+		var entries []string
+		for _, name := range []string{"a", "b", "c", "d"} {
+			switch n := rng.IntN(10); {
+			case n < 2: // absent
+			case n == 2:
+				entries = append(entries, name+"=invalid")
+			case n == 3:
+				entries = append(entries, fmt.Sprintf("%s=v%d,disabled", name, 1+rng.IntN(3)))
+			default:
+				entries = append(entries, fmt.Sprintf("%s=v%d", name, 1+rng.IntN(3)))
+			}
+		}
+		r.gen++
+		r.desired(r.gen, entries)
+		return entries
+	case 2, 3:
+		if s := pick(func(s *rigSession) bool { return !s.stopped && !s.ready }); s != nil {
+			s.ready = true
+			r.run("ready " + ref(s))
+		}
+	case 4:
+		if s := pick(func(s *rigSession) bool { return !s.stopped }); s != nil {
+			r.run(fmt.Sprintf("crash %s status=%d jitter=%.2f", ref(s), rng.IntN(3), rng.Float64()))
+		}
+	case 5:
+		if s := pick(func(s *rigSession) bool { return s.stopping && !s.stopped }); s != nil {
+			r.run("stopped " + ref(s))
+		}
+	case 6:
+		r.run(fmt.Sprintf("tick %dms", rng.IntN(3000)))
+	case 7:
+		if rng.IntN(2) == 0 {
+			r.run("resync")
+		} else {
+			r.run("resync dry")
+		}
+	case 8:
+		if s := pick(func(s *rigSession) bool { return live(s) && s.ready }); s != nil {
+			r.run("tools " + ref(s) + " echo,add")
+		}
+	}
+	return nil
+}
+
+// drive lets every session connect and every stop finish, firing timers
+// as they come due, until nothing moves.
+func (r *fleetRig) drive() {
+	for range 10000 {
+		r.out = nil
+		moved := false
+		for _, s := range r.sessions {
+			switch {
+			case s.stopped:
+			case s.stopping:
+				r.run(fmt.Sprintf("stopped %s#%d", s.server, s.id))
+				moved = true
+			case !s.ready:
+				s.ready = true
+				r.run(fmt.Sprintf("ready %s#%d", s.server, s.id))
+				moved = true
+			}
+		}
+		if moved {
+			continue
+		}
+		if len(r.timers) == 0 {
+			return
+		}
+		var due time.Time
+		for _, tm := range r.timers {
+			if due.IsZero() || tm.due.Before(due) {
+				due = tm.due
+			}
+		}
+		r.now = due
+		r.fire()
+	}
+	r.t.Fatal("the fleet never came to rest")
+}
+
+func (r *fleetRig) converged(want *messages.DesiredState) error {
+	rows := map[string]reconciler.Row{}
+	for _, row := range r.fleet.Rows() {
+		rows[row.Status.Name] = row
+	}
+	serving := map[uint64]bool{}
+	for _, spec := range want.Servers {
+		row, ok := rows[spec.Name]
+		delete(rows, spec.Name)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: no row", spec.Name)
+		case spec.Disabled && row.Status.State != messages.StateDisabled:
+			return fmt.Errorf("%s: %s, want disabled", spec.Name, renderRow(row, r.now))
+		case spec.Disabled:
+		case row.Status.State != messages.StateReady || row.Status.Warning != "":
+			return fmt.Errorf("%s: %s, want ready", spec.Name, renderRow(row, r.now))
+		case r.session(row.Status.Session).version != spec.Fingerprint:
+			return fmt.Errorf("%s: serves %s, want %s", spec.Name, r.session(row.Status.Session).version, spec.Fingerprint)
+		default:
+			serving[row.Status.Session] = true
+		}
+	}
+	for _, inv := range want.Invalid {
+		row, ok := rows[inv.Name]
+		delete(rows, inv.Name)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: no row", inv.Name)
+		case row.Status.State == messages.StateReady:
+			serving[row.Status.Session] = true // its last valid session is kept
+		case row.Status.State != messages.StateInvalid:
+			return fmt.Errorf("%s: %s, want invalid or its last valid session", inv.Name, renderRow(row, r.now))
+		}
+	}
+	for name, row := range rows {
+		return fmt.Errorf("%s: %s, but it is not desired", name, renderRow(row, r.now))
+	}
+	for _, s := range r.sessions {
+		if !s.stopped && !serving[s.id] {
+			return fmt.Errorf("session %s#%d leaked", s.server, s.id)
+		}
+	}
+	if len(r.timers) > 0 {
+		return fmt.Errorf("timers left armed: %v", r.timers)
+	}
+	if r.fleet.Generation() != want.Generation || r.fleet.ObservedGeneration() != want.Generation {
+		return fmt.Errorf("generations %d/%d, want %d", r.fleet.Generation(), r.fleet.ObservedGeneration(), want.Generation)
+	}
+	return nil
+}

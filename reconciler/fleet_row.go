@@ -1,0 +1,76 @@
+package reconciler
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Row is one server as status shows it: a projection of the fleet's
+// state. The shell adds what only it knows (the session's live stderr and
+// where to route its calls).
+type Row struct {
+	Status messages.ServerStatus
+	// Tools are the exposed tools (after the tool filters); nil unless
+	// the server is ready.
+	Tools []messages.Tool
+	Ready bool
+	// CallTimeout is the server's own call timeout; zero means the default.
+	CallTimeout time.Duration
+}
+
+// Row renders one server: a live server, else an invalid entry, else a
+// disabled one; false if the name is not in the fleet at all.
+func (f *Fleet) Row(name string) (Row, bool) {
+	if s, ok := f.servers[name]; ok {
+		row := Row{Status: messages.ServerStatus{
+			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
+			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning(), NextRetry: s.nextRetry,
+			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
+		}, CallTimeout: s.spec.CallTimeout}
+		if s.cur != nil {
+			row.Status.Session, row.Status.PID = s.cur.id, s.cur.pid
+		}
+		if tools := f.exposed(s); s.state == messages.StateReady && s.cur != nil {
+			row.Ready, row.Tools = true, append([]messages.Tool{}, tools...)
+			row.Status.Tools = len(tools)
+		}
+		return row, true
+	}
+	if inv, ok := f.invalid[name]; ok {
+		return Row{Status: messages.ServerStatus{
+			Name: name, State: messages.StateInvalid, LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
+		}}, true
+	}
+	if d, ok := f.disabled[name]; ok {
+		return Row{Status: messages.ServerStatus{
+			Name: name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
+		}}, true
+	}
+	return Row{}, false
+}
+
+// Rows renders every server, sorted by name.
+func (f *Fleet) Rows() []Row {
+	names := map[string]bool{}
+	for _, m := range []map[string]bool{keys(f.servers), keys(f.invalid), keys(f.disabled)} {
+		maps.Copy(names, m)
+	}
+	sorted := slices.Sorted(maps.Keys(names))
+	out := make([]Row, 0, len(sorted))
+	for _, name := range sorted {
+		row, _ := f.Row(name)
+		out = append(out, row)
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}

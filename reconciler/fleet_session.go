@@ -1,0 +1,258 @@
+package reconciler
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// launch starts a new session for s now, or queues it for a connect slot.
+func (f *Fleet) launch(s *fleetServer, reason string) {
+	f.cancelRetry(s)
+	if f.opts.MaxConnects > 0 && f.connecting >= f.opts.MaxConnects {
+		if !slices.Contains(f.queue, s.spec.Name) {
+			f.queue = append(f.queue, s.spec.Name)
+		}
+		f.transition(s, messages.StatePending, reason, nil)
+		return
+	}
+	s.cur = f.spawn(s.spec)
+	f.transition(s, messages.StateStarting, reason, nil)
+}
+
+func (f *Fleet) spawn(spec messages.ServerSpec) *fleetSession {
+	f.lastSession++
+	ref := &fleetSession{id: f.lastSession, spec: spec, connecting: true}
+	f.connecting++
+	f.effect(Spawn{Session: ref.id, Spec: spec})
+	return ref
+}
+
+// releaseSlot frees ref's connect slot; queued servers take it at the
+// end of the step (startQueued), after the step's own events.
+func (f *Fleet) releaseSlot(ref *fleetSession) {
+	if ref == nil || !ref.connecting {
+		return
+	}
+	ref.connecting = false
+	f.connecting--
+}
+
+// startQueued starts queued servers while connect slots are free.
+func (f *Fleet) startQueued() {
+	for len(f.queue) > 0 && (f.opts.MaxConnects <= 0 || f.connecting < f.opts.MaxConnects) {
+		name := f.queue[0]
+		f.queue = f.queue[1:]
+		if s := f.servers[name]; s != nil && s.state == messages.StatePending {
+			s.cur = f.spawn(s.spec)
+			f.transition(s, messages.StateStarting, "connect slot free", nil)
+		}
+	}
+}
+
+// stopSession asks a session to stop gracefully. Its SessionStopped
+// follows once its process is gone.
+func (f *Fleet) stopSession(ref *fleetSession) {
+	if ref == nil || ref.stopping {
+		return
+	}
+	ref.stopping = true
+	f.releaseSlot(ref)
+	f.effect(Stop{Server: ref.spec.Name, Session: ref.id})
+}
+
+func (f *Fleet) sessionStopped(m SessionStopped) {
+	s := f.servers[m.Server]
+	if s == nil || s.cur == nil || s.cur.id != m.Session {
+		return // a replaced session (make-before-break, retry) went away
+	}
+	s.cur = nil
+	if s.state == messages.StateStopping {
+		f.transition(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.Session })
+		delete(f.servers, m.Server)
+	}
+}
+
+func (f *Fleet) sessionReady(m SessionReady) {
+	s := f.servers[m.Server]
+	if s == nil {
+		return
+	}
+	prev := f.exposed(s) // what was exposed before this report
+	switch {
+	case s.next != nil && s.next.id == m.Session:
+		// The changed spec works: swap, then retire the old session.
+		f.releaseSlot(s.next)
+		old := s.cur
+		s.cur, s.next = s.next, nil
+		s.spec, s.changeErr = s.cur.spec, ""
+		f.stopSession(old)
+	case s.cur != nil && s.cur.id == m.Session && !s.cur.stopping:
+		f.releaseSlot(s.cur)
+	default:
+		return // stale: superseded or stopping
+	}
+	if s.everReady {
+		s.restarts++
+	}
+	s.everReady = true
+	f.cancelRetry(s) // the old session died while this one connected: its retry is moot
+	s.cur.ready, s.cur.pid = true, m.PID
+	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
+	s.tools = m.Tools
+	reason := "connected"
+	if s.cur.reason != "" {
+		reason = s.cur.reason
+	}
+	f.transition(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.PID })
+	f.publishTools(s, prev)
+}
+
+func (f *Fleet) sessionTools(m SessionTools) {
+	s := f.servers[m.Server]
+	if s == nil || s.cur == nil || s.cur.id != m.Session || !s.cur.ready {
+		return
+	}
+	prev := f.exposed(s)
+	s.tools = m.Tools
+	f.publishTools(s, prev)
+}
+
+// sessionFailed handles the death, or the failed start, of a session.
+func (f *Fleet) sessionFailed(m *messages.ServerFailed, jitter float64) {
+	s := f.servers[m.Server]
+	if s == nil {
+		return
+	}
+	if s.next != nil && s.next.id == m.Session {
+		f.changeFailed(s, m, jitter)
+		return
+	}
+	if s.cur == nil || s.cur.id != m.Session || s.cur.stopping {
+		return // stale
+	}
+	prev := f.exposed(s)
+	f.stopSession(s.cur) // makes sure the process group is gone
+	s.cur = nil
+	f.fail(s, m, jitter, prev)
+}
+
+// changeFailed handles the failure of a make-before-break candidate: the
+// old session keeps serving, with a warning. If the old session has died
+// meanwhile, nothing serves: the server has failed, on its new spec.
+func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter float64) {
+	f.stopSession(s.next)
+	spec := s.next.spec
+	s.next = nil
+	if s.cur == nil {
+		s.spec, s.changeErr = spec, ""
+		f.fail(s, m, jitter, nil)
+		return
+	}
+	s.changeErr = m.Error
+	s.stderrTail = slices.Clone(m.StderrTail)
+	f.transition(s, s.state, "new config failed; previous session kept", func(ev *messages.ServerStateChanged) {
+		ev.Error, ev.StderrTail = m.Error, m.StderrTail
+	})
+}
+
+// fail marks s failed after the failure m (its sessions are already being
+// stopped), withdraws the tools it exposed (prev), and arms a retry unless
+// the restart policy or the crash-loop budget says otherwise.
+func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, prev []messages.Tool) {
+	s.attempt++
+	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
+	var loop bool
+	loop, s.failures = f.opts.CrashLoop.Exceeded(append(s.failures, f.now), f.now)
+	s.tools = nil
+	f.publishTools(s, prev) // a dead server exposes nothing
+	f.cancelRetry(s)
+	var reason string
+	switch {
+	case s.spec.Restart == messages.RestartNever:
+		reason = "failed; restart policy never: waiting for resync or config change"
+	case loop:
+		reason = fmt.Sprintf("crash loop (%d failures in %s): waiting for resync or config change", len(s.failures), f.opts.CrashLoop.Window)
+	default:
+		d := f.opts.Backoff.Delay(s.attempt, jitter)
+		s.nextRetry, s.retryArmed = f.now.Add(d), true
+		f.effect(ArmRetry{Server: m.Server, Token: s.retryToken, Delay: d})
+		reason = "failed; retrying in " + d.Round(time.Millisecond).String()
+	}
+	f.transition(s, messages.StateFailed, reason, func(ev *messages.ServerStateChanged) {
+		ev.Session, ev.Error, ev.StderrTail = m.Session, m.Error, m.StderrTail
+	})
+}
+
+func (f *Fleet) retryDue(m RetryDue) {
+	s := f.servers[m.Server]
+	if s == nil || s.retryToken != m.Token || !s.retryArmed {
+		return // cancelled meanwhile
+	}
+	s.retryArmed = false
+	if s.state != messages.StateFailed {
+		return
+	}
+	if s.next != nil {
+		s.nextRetry = time.Time{}
+		f.touch(m.Server)
+		return // a changed spec is already being started: its outcome decides
+	}
+	f.launch(s, "retry after backoff")
+}
+
+func (f *Fleet) resetFailures(s *fleetServer) {
+	s.attempt, s.failures, s.nextRetry = 0, nil, time.Time{}
+}
+
+// cancelRetry disarms s's retry timer; a fire already on its way carries
+// a stale token.
+func (f *Fleet) cancelRetry(s *fleetServer) {
+	if s.retryArmed {
+		f.effect(CancelRetry{Server: s.spec.Name})
+		s.retryArmed = false
+	}
+	s.retryToken++
+	s.nextRetry = time.Time{}
+}
+
+// transition moves s to a state (or reports a change within one) and
+// publishes it.
+func (f *Fleet) transition(s *fleetServer, to messages.State, reason string, decorate func(*messages.ServerStateChanged)) {
+	ev := &messages.ServerStateChanged{
+		Server: s.spec.Name, Generation: f.generation, From: s.state, To: to, Reason: reason,
+		Attempt: s.attempt, NextRetry: s.nextRetry,
+	}
+	if s.cur != nil {
+		ev.Session = s.cur.id
+	}
+	if decorate != nil {
+		decorate(ev)
+	}
+	s.state, s.since = to, f.now
+	f.emit(ev)
+}
+
+// exposed is what s exposes now: its filtered tools while ready.
+func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
+	if s.state != messages.StateReady || s.cur == nil {
+		return nil
+	}
+	return filterTools(s.tools, s.spec)
+}
+
+// publishTools publishes the difference between prev and what s exposes now.
+func (f *Fleet) publishTools(s *fleetServer, prev []messages.Tool) {
+	now := f.exposed(s)
+	added, removed, changed := diffTools(prev, now)
+	if len(added)+len(removed)+len(changed) == 0 {
+		return
+	}
+	ev := &messages.ToolsChanged{Server: s.spec.Name, Tools: append([]messages.Tool{}, now...), Added: added, Removed: removed, Changed: changed}
+	if s.cur != nil {
+		ev.Session = s.cur.id
+	}
+	f.emit(ev)
+}

@@ -1,0 +1,123 @@
+package daemon_test
+
+import (
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpvisor/mcpvisor/test/testkit"
+)
+
+// Another user on the machine gets nothing from the daemon: the API wants
+// the token even on loopback, and the token file is the owner's alone.
+// Run as root, the clients run as `nobody`: without a token (their own
+// state directory has none) status and call are refused by the daemon,
+// and the owner's token file cannot be read. Run as anyone else, a
+// client without the token is refused the same way.
+func TestDaemon_OtherUsersAreRefused(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha")})
+	d, addr := daemon(ctx, t, nil, cfg)
+	env := []string{"MCPVISOR_ADDR=" + addr}
+	events := start(t, env, "events", "--since", "0", "--json")
+	events.waitState(ctx, "alpha", "ready")
+	run(ctx, t, env, "call", "alpha__echo", `{"message": "the owner"}`).ok(t) // the owner finds the token by itself
+
+	stranger := strangerCommand(t)
+	empty := stranger.dir("state")
+	for _, args := range [][]string{{"status"}, {"call", "alpha__echo", `{"message": "a stranger"}`}, {"tools"}} {
+		r := stranger.run(t, []string{"MCPVISOR_ADDR=" + addr, "XDG_STATE_HOME=" + empty}, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "needs a token and none was found") {
+			t.Errorf("%s %v without the token: exit %d, stdout %q, stderr %q: want the daemon's refusal", stranger.who, args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if stranger.other {
+		r := stranger.run(t, []string{"MCPVISOR_ADDR=" + addr, "XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}, "status")
+		if r.code != 1 || !strings.Contains(r.stderr, "permission denied") {
+			t.Errorf("%s with the owner's token file: exit %d, stderr %q: want it unreadable", stranger.who, r.code, r.stderr)
+		}
+	}
+	if code := d.interrupt(ctx); code != 0 {
+		t.Fatalf("run exit %d", code)
+	}
+	events.exitCode(ctx)
+}
+
+// stranger runs the mcpvisor binary as another user where the test can
+// (as root: nobody), else as the test's own user without its token.
+type stranger struct {
+	who      string
+	other    bool // another user indeed (the test runs as root)
+	uid, gid uint32
+	bin      string
+	home     string // a directory the stranger may use
+}
+
+func strangerCommand(t *testing.T) *stranger {
+	t.Helper()
+	s := &stranger{who: "the test's user", uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), bin: bin, home: t.TempDir()}
+	if os.Geteuid() != 0 {
+		return s
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatalf("running as root, but no user nobody to be the other user: %v", err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	s.who, s.other, s.uid, s.gid = "nobody", true, uint32(uid), uint32(gid)
+	// The test's temporary directories are the owner's alone: give the
+	// stranger a directory of its own, with a copy of the binary in it.
+	home, err := os.MkdirTemp("", "mcpvisor-stranger-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	if err := os.Chown(home, int(s.uid), int(s.gid)); err != nil {
+		t.Fatal(err)
+	}
+	s.home = home
+	s.bin = filepath.Join(home, "mcpvisor")
+	// A hard link, not a copy: a file open for writing while other tests
+	// fork would make its exec fail with "text file busy".
+	if err := os.Link(bin, s.bin); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// dir is a new directory of the stranger's.
+func (s *stranger) dir(name string) string {
+	p := filepath.Join(s.home, name)
+	_ = os.Mkdir(p, 0o700)
+	_ = os.Chown(p, int(s.uid), int(s.gid))
+	return p
+}
+
+// run runs the binary as the stranger with env as its whole environment.
+func (s *stranger) run(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.CommandContext(testContext(t), s.bin, args...)
+	cmd.Env = append([]string{"HOME=" + s.home, "PATH=/usr/bin:/bin"}, env...)
+	cmd.Dir = s.home
+	if s.other {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: s.uid, Gid: s.gid}}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v as %s: %v", args, s.who, err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}

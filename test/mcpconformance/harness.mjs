@@ -1,0 +1,167 @@
+// Helpers for run.sh, on the Node the suite itself runs on (no curl or
+// python needed):
+//
+//   node harness.mjs port
+//       prints a free TCP port on 127.0.0.1
+//   node harness.mjs wait-tools URL TOOL SECONDS [PID]
+//       waits until the streamable-HTTP MCP server at URL lists a tool whose
+//       name is TOOL or ends in "__TOOL" (legacy initialize, then tools/list),
+//       retrying until SECONDS have passed; exits 1 on timeout, or at once
+//       when process PID (the server) has exited
+//   node harness.mjs summarize EXPECTED_FAILURES DIRECT_DIR [GATEWAY_DIR]
+//       reads the suite's results/*/checks.json, prints one Markdown table
+//       of every scenario (direct, and through the gateway), and exits 0
+//       only when the direct run fails exactly the expected scenarios and
+//       every scenario that passes directly passes through the gateway.
+import { createServer } from 'node:net';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [cmd, ...args] = process.argv.slice(2);
+
+if (cmd === 'port') {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    console.log(s.address().port);
+    s.close();
+  });
+} else if (cmd === 'wait-tools') {
+  const [url, tool, seconds, pid] = args;
+  const deadline = Date.now() + Number(seconds) * 1000;
+  let last = '';
+  for (;;) {
+    try {
+      const names = await listTools(url);
+      if (names.some((n) => n === tool || n.endsWith('__' + tool))) process.exit(0);
+      last = `tools: ${names.join(', ') || '(none)'}`;
+    } catch (e) {
+      last = String(e?.cause?.code ?? e?.message ?? e);
+    }
+    if (pid && !alive(Number(pid))) {
+      console.error(`wait-tools ${url}: the server (pid ${pid}) exited (last: ${last})`);
+      process.exit(1);
+    }
+    if (Date.now() > deadline) {
+      console.error(`wait-tools ${url}: no tool ${tool} after ${seconds}s (last: ${last})`);
+      process.exit(1);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+} else if (cmd === 'summarize') {
+  process.exit(summarize(...args));
+} else {
+  console.error('usage: node harness.mjs port | wait-tools URL TOOL SECONDS | summarize EXPECTED DIRECT [GATEWAY]');
+  process.exit(2);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// rpc posts one JSON-RPC message and returns the response's result (or
+// null for a notification); an SSE answer is read for its message.
+async function rpc(url, session, body) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  if (session) headers['mcp-session-id'] = session;
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+  if (!res.ok && res.status !== 202) throw new Error(`${body.method}: HTTP ${res.status}`);
+  const text = await res.text();
+  if (body.id === undefined) return { session: res.headers.get('mcp-session-id') };
+  const json = (res.headers.get('content-type') ?? '').includes('text/event-stream')
+    ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.id === body.id)
+    : JSON.parse(text);
+  if (!json) throw new Error(`${body.method}: no answer`);
+  if (json.error) throw new Error(`${body.method}: ${json.error.message}`);
+  return { session: res.headers.get('mcp-session-id'), result: json.result };
+}
+
+async function listTools(url) {
+  const init = await rpc(url, null, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcpconformance-harness', version: '1' } } });
+  const session = init.session;
+  try {
+    await rpc(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const names = [];
+    let cursor;
+    do {
+      const { result } = await rpc(url, session, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: cursor ? { cursor } : {} });
+      names.push(...result.tools.map((t) => t.name));
+      cursor = result.nextCursor;
+    } while (cursor);
+    return names;
+  } finally {
+    if (session) await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session } }).catch(() => {});
+  }
+}
+
+// results maps each scenario of one run to its verdict. The suite writes
+// DIR/server-SCENARIO-TIMESTAMP/checks.json; like the suite's own baseline
+// check, a scenario fails when any check is a FAILURE or a WARNING.
+function results(dir) {
+  const out = new Map();
+  if (!dir || !existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(name);
+    if (!m) continue;
+    const file = join(dir, name, 'checks.json');
+    const count = { SUCCESS: 0, FAILURE: 0, WARNING: 0 };
+    try {
+      for (const c of JSON.parse(readFileSync(file, 'utf8'))) if (c.status in count) count[c.status]++;
+    } catch {
+      count.FAILURE++;
+    }
+    out.set(m[1], { pass: count.FAILURE === 0 && count.WARNING === 0, ...count });
+  }
+  return out;
+}
+
+function expectedFailures(file) {
+  // The file is the suite's YAML; only its flat `server:` list is read
+  // here: `  - scenario  # reason` lines.
+  const names = [];
+  let inServer = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (/^\S/.test(line)) inServer = /^server:\s*(\[\])?\s*(#.*)?$/.test(line);
+    const m = /^\s+-\s+([\w./-]+)/.exec(line);
+    if (inServer && m) names.push(m[1]);
+  }
+  return new Set(names);
+}
+
+function cell(r) {
+  if (!r) return 'no result';
+  const extra = [r.FAILURE && `${r.FAILURE} failed`, r.WARNING && `${r.WARNING} warnings`].filter(Boolean).join(', ');
+  return r.pass ? `pass (${r.SUCCESS})` : `FAIL (${extra})`;
+}
+
+function summarize(expectedFile, directDir, gatewayDir) {
+  const expected = expectedFailures(expectedFile);
+  const direct = results(directDir);
+  const gateway = gatewayDir ? results(gatewayDir) : null;
+  const scenarios = [...new Set([...direct.keys(), ...(gateway?.keys() ?? [])])];
+  const rows = [gateway ? '| scenario | direct | through `mcpvisor serve` |' : '| scenario | direct |', gateway ? '| --- | --- | --- |' : '| --- | --- |'];
+  for (const s of scenarios) rows.push(`| ${s} | ${cell(direct.get(s))}${expected.has(s) ? ' (expected)' : ''} |${gateway ? ` ${cell(gateway.get(s))} |` : ''}`);
+  const passed = (m) => [...m.values()].filter((r) => r.pass).length;
+  rows.push('');
+  rows.push(`direct: ${passed(direct)} of ${direct.size} scenarios pass` + (gateway ? `; through the gateway: ${passed(gateway)} of ${gateway.size}` : ''));
+  console.log(rows.join('\n'));
+
+  const problems = [];
+  for (const s of scenarios) {
+    const d = direct.get(s);
+    if (!d) problems.push(`${s}: no direct result`);
+    else if (!d.pass && !expected.has(s)) problems.push(`${s}: fails directly and is not in ${expectedFile}`);
+    else if (d.pass && expected.has(s)) problems.push(`${s}: passes directly but is listed in ${expectedFile} (remove it: the list only shrinks)`);
+    if (gateway && d?.pass && !gateway.get(s)?.pass) problems.push(`${s}: passes directly, fails through the gateway`);
+  }
+  for (const s of expected) if (!direct.has(s)) problems.push(`${s}: listed in ${expectedFile} but not run`);
+  if (problems.length) {
+    console.log(`\n${problems.length} gate problems:\n` + problems.map((p) => `  - ${p}`).join('\n'));
+    return 1;
+  }
+  console.log('\ngates passed: the direct run fails exactly the expected scenarios' + (gateway ? ', and every direct pass passes through the gateway' : ''));
+  return 0;
+}
