@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"syscall"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
@@ -24,6 +25,7 @@ type configActor struct {
 	env        *environment
 	reconciler *actor.PID
 	paths      []string
+	trust      trustSetup
 	log        *zap.Logger
 
 	reading  bool
@@ -48,7 +50,7 @@ type configRead struct {
 
 func newConfigProps(env *environment, reconcilerPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, log: env.log.Named("config")}
+		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, trust: newTrustSetup(env.opts), log: env.log.Named("config")}
 	})
 }
 
@@ -86,13 +88,14 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflight, a.queued = a.queued, nil
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
-	paths, lastGood := a.paths, a.lastGood
+	paths, lastGood, trust := a.paths, a.lastGood, a.trust
 	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home}
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
 		// Load calls the embedder's LookupEnv.
 		defer recoverTo(root, self, "reading the config files")
+		opts.Trust = trust.policy()
 		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
@@ -117,6 +120,9 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	}
 	a.log.Debug("config read", zap.Uint64("generation", a.generation), zap.Bool("changed", changed),
 		zap.Bool("committed", committed), zap.Int("servers", len(found.Servers)), zap.Int("diagnostics", len(found.Diagnostics)))
+	if committed {
+		warnUntrusted(a.log, found.Invalid)
+	}
 	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
 	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
 	if a.inflightReal {
@@ -170,7 +176,10 @@ func ReadConfigFiles(paths []string) []reconciler.FileContent {
 
 func readConfigFile(path string) reconciler.FileContent {
 	fc := reconciler.FileContent{Path: path}
-	f, err := os.Open(path)
+	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
+	// cloned repository can hold) cannot hang the read or eat another
+	// reader's input: it is refused below as not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		fc.Missing = true
 		return fc
@@ -186,6 +195,8 @@ func readConfigFile(path string) reconciler.FileContent {
 		fc.ReadErr = err
 	case info.IsDir():
 		fc.ReadErr = errors.New("is a directory, not a config file")
+	case !info.Mode().IsRegular():
+		fc.ReadErr = errors.New("is not a regular file")
 	case info.Size() > reconciler.MaxConfigBytes:
 		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
 	default:

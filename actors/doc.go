@@ -13,7 +13,8 @@
 //	            swaps the read-only fleet view, then publishes and replies)
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
-//	watcher     owns the file watcher; its callbacks become FileChanged
+//	watcher     owns the file watcher (config files and trust store); its
+//	            callbacks become FileChanged
 //	session     one per live session: dials, lists tools, serves calls,
 //	            notices death, stops gracefully
 //
@@ -36,7 +37,9 @@
 //
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close; each tool call, each tools/list and each health probe runs
-//     on its own goroutine; the config actor reads files on a goroutine;
+//     on its own goroutine; the config actor reads files on a goroutine
+//     (the config files and the trust store, when Options.ApprovalRequired
+//     names project files);
 //     timers (connect, call, list, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which

@@ -61,6 +61,17 @@ type Options struct {
 	// DisableWatch turns off the file watcher: only Resync re-reads.
 	DisableWatch bool
 
+	// ApprovalRequired lists the config paths that mcpvisor found by itself
+	// in a project (resolved like ConfigPaths). Their entries run only as
+	// the user approved them in TrustFile (`mcpvisor trust`); until then
+	// they are untrusted: nothing is spawned, contacted or expanded for
+	// them. Empty: every config file is trusted.
+	ApprovalRequired []string
+	// TrustFile is the approval store, read on every read of the config
+	// files and watched like them, so an approval applies at once. Empty
+	// with ApprovalRequired set: nothing is approved.
+	TrustFile string
+
 	// ConnectTimeout and CallTimeout are the defaults for servers that do
 	// not set their own (30s, 60s). StopGrace is how long a stopping server
 	// gets before its process group is signalled (5s).

@@ -261,6 +261,9 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 		return nil, nil, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
 	case closedByServer(err) && exited(cn):
 		return nil, nil, nil, handshakeExit(cn)
+	case cn.refused() != nil:
+		// The go-sdk may report a refused write as the connection closing.
+		return nil, nil, nil, fmt.Errorf("connect: %w", cn.refused())
 	default:
 		return nil, nil, nil, fmt.Errorf("connect: %w", err)
 	}

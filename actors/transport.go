@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,6 +24,22 @@ type conn struct {
 	// http is the session's own HTTP transport (nil for stdio), so its
 	// connections can be closed when the session ends.
 	http *http.Transport
+	// guard is the header-adding transport of an HTTP session: it
+	// remembers a request it refused, whose reason the go-sdk may report
+	// only as a closed connection.
+	guard *headerTransport
+}
+
+// refused is the reason the session's transport refused a request (a
+// cross-origin SSE endpoint), or nil.
+func (c *conn) refused() error {
+	if c.guard == nil {
+		return nil
+	}
+	if err := c.guard.refused.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // release closes what the connection kept open beyond the session: idle
@@ -81,7 +98,7 @@ func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 		if err != nil {
 			return nil, err
 		}
-		return &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: -1}, http: ht}, nil
+		return &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: -1}, http: ht, guard: guardOf(hc)}, nil
 	case messages.TransportSSE:
 		// The SSE transport POSTs every message to the URL the server's
 		// first event names: one on another origin is refused, or tool
@@ -90,7 +107,7 @@ func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 		if err != nil {
 			return nil, err
 		}
-		return &conn{transport: &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: hc}, http: ht}, nil
+		return &conn{transport: &mcp.SSEClientTransport{Endpoint: spec.URL, HTTPClient: hc}, http: ht, guard: guardOf(hc)}, nil
 	default:
 		return nil, fmt.Errorf("unknown transport %q", spec.Transport)
 	}
@@ -158,6 +175,12 @@ type headerTransport struct {
 	headers        map[string]string
 	sameOriginOnly bool
 	next           http.RoundTripper
+	refused        atomic.Pointer[error] // the first request refused
+}
+
+func guardOf(hc *http.Client) *headerTransport {
+	t, _ := hc.Transport.(*headerTransport)
+	return t
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -166,7 +189,9 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			_ = req.Body.Close() // a RoundTripper closes the body, even on error
 		}
-		return nil, fmt.Errorf("%w (%s://%s)", errCrossOriginEndpoint, req.URL.Scheme, req.URL.Host)
+		err := fmt.Errorf("%w (%s://%s)", errCrossOriginEndpoint, req.URL.Scheme, req.URL.Host)
+		t.refused.CompareAndSwap(nil, &err)
+		return nil, err
 	}
 	if len(t.headers) > 0 && same {
 		req = req.Clone(req.Context())

@@ -22,7 +22,8 @@ type watcherActor struct {
 
 func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &watcherActor{env: env, config: configPID, paths: paths}
+		// The trust store is watched too: an approval applies at once.
+		return &watcherActor{env: env, config: configPID, paths: newTrustSetup(env.opts).watched(paths)}
 	})
 }
 

@@ -21,7 +21,8 @@ type State string
 
 // The server states. Transitions: starting → ready, starting → failed,
 // ready → failed, failed → starting, any → stopping → stopped; plus pending
-// (queued for a connect slot), invalid (bad config entry) and disabled.
+// (queued for a connect slot), invalid (bad config entry), untrusted and
+// disabled.
 const (
 	StatePending  State = "pending"
 	StateStarting State = "starting"
@@ -32,6 +33,11 @@ const (
 	StateInvalid  State = "invalid"
 	StateDisabled State = "disabled"
 )
+
+// StateUntrusted marks an entry of a project config file that the user has
+// not approved (`mcpvisor trust`): nothing is spawned, contacted or
+// expanded for it, and it shadows no trusted entry.
+const StateUntrusted State = "untrusted"
 
 // ConfigLoaded is published after every read of the config files.
 type ConfigLoaded struct {

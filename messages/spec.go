@@ -82,6 +82,19 @@ type InvalidServer struct {
 	Name   string   `json:"name"`
 	Source Position `json:"source"`
 	Reason string   `json:"reason"`
+	// State is how the entry is shown: empty means StateInvalid (it breaks
+	// a rule); StateUntrusted marks an entry of a project file the user
+	// has not approved, which was not even read beyond its name.
+	State State `json:"state,omitempty"`
+}
+
+// EntryState is the state the entry is shown in: State, or StateInvalid
+// when State is empty.
+func (s InvalidServer) EntryState() State {
+	if s.State == "" {
+		return StateInvalid
+	}
+	return s.State
 }
 
 // Severity grades a diagnostic.

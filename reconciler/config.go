@@ -21,6 +21,9 @@ type LoadOptions struct {
 	// Home replaces a leading ~ in command and cwd. When it is empty such an
 	// entry is invalid rather than silently relative.
 	Home string
+	// Trust, when set, holds back the entries of project files that the
+	// user has not approved (see TrustPolicy); nil trusts every file.
+	Trust *TrustPolicy
 }
 
 // FileContent is one configured file as the config actor read it: the actor
@@ -53,6 +56,10 @@ type ParsedFile struct {
 	Invalid []messages.InvalidServer
 	// Diagnostics are sorted by line and column.
 	Diagnostics []messages.Diagnostic
+	// EntryHashes holds, for a file that needs approval, the hash of each
+	// trusted entry as written, so that a read falling back on this parse
+	// can tell whether they are still approved; nil for other files.
+	EntryHashes map[string]string
 }
 
 // Config is the merged desired state of all configured files.

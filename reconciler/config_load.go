@@ -29,6 +29,8 @@ import (
 //     as shadowed (a warning) and ignored. An invalid entry claims its name
 //     so that a typo in a project file never silently falls back to another
 //     file's server of the same name.
+//   - An untrusted entry (see LoadOptions.Trust) claims its name only when
+//     no trusted entry of any file declares it, whatever the file order.
 //
 // Load returns the merged config and the new last-good map, which holds
 // exactly the paths in files that are currently covered by a good parse. The
@@ -40,6 +42,8 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 	seen := make(map[string]bool, len(files))
 	// winner maps each claimed name to where it was declared.
 	winner := make(map[string]messages.Position)
+	// untrusted entries claim their names after every trusted one.
+	var untrusted []messages.InvalidServer
 
 	for _, f := range files {
 		path := filepath.Clean(f.Path)
@@ -62,12 +66,17 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 			cfg.Servers = append(cfg.Servers, s)
 		}
 		for _, inv := range used.Invalid {
+			if inv.State == messages.StateUntrusted {
+				untrusted = append(untrusted, inv)
+				continue
+			}
 			if claimShadowed(winner, inv.Name, inv.Source, &cfg.Diagnostics) {
 				continue
 			}
 			cfg.Invalid = append(cfg.Invalid, inv)
 		}
 	}
+	cfg.Invalid = append(cfg.Invalid, claimUntrusted(winner, untrusted, &cfg.Diagnostics)...)
 
 	// Each file's entries are sorted, so with one file (or files whose
 	// names do not interleave) there is nothing to do; sorting specs moves
@@ -77,6 +86,7 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 		slices.SortFunc(cfg.Servers, byName)
 	}
 	slices.SortFunc(cfg.Invalid, func(a, b messages.InvalidServer) int { return strings.Compare(a.Name, b.Name) })
+	cfg.Diagnostics = append(cfg.Diagnostics, opts.Trust.storeDiagnostics()...)
 	sortDiagnostics(cfg.Diagnostics)
 	boundTexts(cfg.Diagnostics, cfg.Invalid)
 	return cfg, nextGood
@@ -108,6 +118,7 @@ func loadOne(f FileContent, path string, opts LoadOptions, lastGood, nextGood ma
 		return parsed, parsed.Diagnostics
 	}
 	nextGood[path] = old
+	old = opts.Trust.recheck(old)
 	keep := fmt.Sprintf("; keeping the %s last parsed from this file until it parses again", countServers(old))
 	diags := make([]messages.Diagnostic, 0, len(parsed.Diagnostics)+len(old.Diagnostics))
 	for _, d := range parsed.Diagnostics {

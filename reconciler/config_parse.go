@@ -162,6 +162,9 @@ func (p *fileParser) entries(decls []declaration) {
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(decls[a].name.value, decls[b].name.value) })
 	for _, i := range order {
 		d := decls[i]
+		if p.skipUntrusted(d, dup[d.name.value]) {
+			continue
+		}
 		if dup[d.name.value] {
 			src := p.lines.pos(d.name.start)
 			p.out.Invalid = append(p.out.Invalid, messages.InvalidServer{

@@ -1,5 +1,6 @@
 // Package reconciler is mcpvisor's pure core: config files to desired state
-// (parse, expand, validate, merge, fingerprint, redact), the reconcile plan
+// (parse, expand, validate, merge, fingerprint, redact), the trust decision
+// for project files (DecideTrust, TrustPolicy, Approvals), the reconcile plan
 // (Plan diffs desired against observed), the retry policy (Backoff,
 // CrashLoop), and Fleet, the reconciler's state machine: stepped with one
 // input at a time, it returns the effects to carry out (spawn, stop, arm a

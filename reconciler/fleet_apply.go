@@ -148,6 +148,7 @@ func (f *Fleet) stop(name, reason string) {
 	if s.cur == nil {
 		f.transition(s, messages.StateStopped, reason, nil)
 		delete(f.servers, name)
+		f.announceUntrusted(name)
 		return
 	}
 	f.stopSession(s.cur)
@@ -195,17 +196,33 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 	for _, inv := range invalid {
 		next[inv.Name] = inv
 		f.touch(inv.Name)
-		if _, was := f.invalid[inv.Name]; was {
+		if was, ok := f.invalid[inv.Name]; ok && was.EntryState() == inv.EntryState() {
 			continue
 		}
 		if s := f.servers[inv.Name]; s != nil {
+			if inv.EntryState() == messages.StateUntrusted {
+				// Plan stops it; its untrusted state is announced once it
+				// is gone (announceUntrusted), so that the events read
+				// ready → stopping → stopped → untrusted.
+				continue
+			}
 			// Plan keeps its session: say why the config no longer counts.
 			f.transition(s, s.state, "entry invalid, keeping the last valid session: "+inv.Reason, nil)
 			continue
 		}
 		f.emit(&messages.ServerStateChanged{
-			Server: inv.Name, Generation: f.generation, From: messages.StateStopped, To: messages.StateInvalid, Reason: inv.Reason,
+			Server: inv.Name, Generation: f.generation, From: messages.StateStopped, To: inv.EntryState(), Reason: inv.Reason,
 		})
 	}
 	f.invalid = next
+}
+
+// announceUntrusted publishes, once a server is gone, that its entry is
+// now untrusted, if it is.
+func (f *Fleet) announceUntrusted(name string) {
+	if inv, ok := f.invalid[name]; ok && inv.EntryState() == messages.StateUntrusted {
+		f.emit(&messages.ServerStateChanged{
+			Server: name, Generation: f.generation, From: messages.StateStopped, To: messages.StateUntrusted, Reason: inv.Reason,
+		})
+	}
 }

@@ -176,8 +176,13 @@ func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredS
 		}
 		opts := strings.Split(rest, ",")
 		src := messages.Position{Path: "mcp.json", Line: i + 1, Column: 5}
-		if opts[0] == "invalid" {
+		switch opts[0] {
+		case "invalid":
 			d.Invalid = append(d.Invalid, messages.InvalidServer{Name: name, Source: src, Reason: "args: want a list of strings"})
+			continue
+		case "untrusted":
+			d.Invalid = append(d.Invalid, messages.InvalidServer{Name: name, Source: src, State: messages.StateUntrusted,
+				Reason: "untrusted: the entry changed since the file was approved (approve it: mcpvisor trust " + src.Path + ")"})
 			continue
 		}
 		s := messages.ServerSpec{Name: name, Transport: messages.TransportStdio, Command: "srv", Args: []string{opts[0]}, Source: src, Fingerprint: opts[0]}

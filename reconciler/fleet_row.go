@@ -41,7 +41,7 @@ func (f *Fleet) Row(name string) (Row, bool) {
 	}
 	if inv, ok := f.invalid[name]; ok {
 		return Row{Status: messages.ServerStatus{
-			Name: name, State: messages.StateInvalid, LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
+			Name: name, State: inv.EntryState(), LastError: inv.Reason, Source: inv.Source, StderrTail: []string{},
 		}}, true
 	}
 	if d, ok := f.disabled[name]; ok {

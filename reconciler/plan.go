@@ -36,6 +36,7 @@ type Observed struct {
 //	live, not desired                stop     "removed"
 //	live, desired but disabled       stop     "disabled"
 //	live, entry now invalid          keep     "invalid: keeping last valid session"
+//	live, entry now untrusted        stop     "untrusted"
 //	fingerprint differs              restart  "changed: <fields>"
 //	same fingerprint, failed         retry    "failed: retry" (on resync), else keep "failed: waiting"
 //	same fingerprint, otherwise      keep     "unchanged"
@@ -65,7 +66,7 @@ func Plan(desired Desired, observed []Observed) []messages.PlanStep {
 		}
 		seen[inv.Name] = true
 		if _, ok := live[inv.Name]; ok {
-			steps = append(steps, step(inv.Name, messages.ActionKeep, "invalid: keeping last valid session"))
+			steps = append(steps, planInvalid(inv))
 		}
 	}
 	for name := range live {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -18,6 +17,7 @@ func checkCommand(args []string, io IO) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(io.Stderr)
 	asJSON := fs.Bool("json", false, `print {"diagnostics": [...]} as JSON`)
+	workdir := fs.String("workdir", "", "the project directory, whose .mcp.json is judged as run judges it: untrusted until approved (default: current directory)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -28,10 +28,11 @@ func checkCommand(args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "mcpvisor check: name at least one config file, e.g. mcpvisor check .mcp.json")
 		return ExitUsage
 	}
-	wd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
+	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
+	wd, home := workdirOr(*workdir), homeDir(lookup)
 	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
-	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home}, nil)
+	trust := checkTrustPolicy(wd, home, lookup)
+	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust}, nil)
 	diags := cfg.Diagnostics
 	if diags == nil {
 		diags = []messages.Diagnostic{}
@@ -44,6 +45,7 @@ func checkCommand(args []string, io IO) int {
 		for _, d := range diags {
 			fmt.Fprintln(io.Stdout, formatDiagnostic(d))
 		}
+		printUntrustedFiles(io.Stdout, cfg.Invalid)
 	}
 	for _, d := range diags {
 		if d.Severity == messages.SeverityError {

@@ -9,8 +9,8 @@
 // also end, exit status 1, when the Supervisor fails (Supervisor.Done).
 // `serve` starts a Supervisor, one goroutine feeding its events to the
 // gateway, and the gateway's transport, and stops all of them before
-// returning. Client commands (status, tools, call, resync, events) run on
-// the caller's goroutine.
+// returning. Client commands (status, tools, call, resync, events), check
+// and trust run on the caller's goroutine.
 //
 // Tokens (token.go): `run` and `serve --transport http` take the token from
 // --token-file, else $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"os"
 	"strings"
 	"time"
 
@@ -22,10 +23,16 @@ type configFlags struct {
 	logLevel   string
 	logFormat  string
 	inheritEnv envPolicyFlag
+
+	// project lists the configs mcpvisor picked by itself in the project
+	// (absolute): they run only as approved. Empty when the user named
+	// the files, which trusts them.
+	project   []string
+	trustFile string
 }
 
 func (f *configFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.configs, "config", "config file (repeatable; first wins; default $MCPVISOR_CONFIG, else .mcp.json then ~/.mcp.json)")
+	fs.Var(&f.configs, "config", "config file (repeatable; first wins; default $MCPVISOR_CONFIG, else .mcp.json then ~/.mcp.json, the project's .mcp.json running only once approved with `mcpvisor trust`)")
 	fs.StringVar(&f.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
 	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
@@ -55,21 +62,40 @@ func (f *envPolicyFlag) Set(s string) error {
 	return nil
 }
 
-// defaults fills in the config paths when no --config was given.
+// defaults fills in the config paths when no --config was given, and
+// notes which of them were found in the project rather than named.
 func (f *configFlags) defaults(lookup func(string) (string, bool)) {
-	if len(f.configs) == 0 {
-		f.configs = defaultConfigPaths(lookup)
+	if len(f.configs) > 0 {
+		return
 	}
+	var named bool
+	f.configs, named = defaultConfigPaths(lookup)
+	if !named {
+		f.project = projectPaths(f.configs, workdirOr(f.workdir), homeDir(lookup))
+	}
+	f.trustFile = trustStorePath(lookup)
 }
 
 // options are the Supervisor options these flags select.
 func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool)) actors.Options {
 	return actors.Options{
-		ConfigPaths: f.configs,
-		WorkDir:     f.workdir,
-		Logger:      log,
-		Debounce:    f.debounce,
-		LookupEnv:   lookup,
-		InheritEnv:  f.inheritEnv.policy,
+		ConfigPaths:      f.configs,
+		WorkDir:          f.workdir,
+		Home:             homeDir(lookup),
+		Logger:           log,
+		Debounce:         f.debounce,
+		LookupEnv:        lookup,
+		InheritEnv:       f.inheritEnv.policy,
+		ApprovalRequired: f.project,
+		TrustFile:        f.trustFile,
 	}
+}
+
+// workdirOr is dir, or the process's working directory when dir is empty.
+func workdirOr(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	wd, _ := os.Getwd()
+	return wd
 }

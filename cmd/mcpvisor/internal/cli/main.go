@@ -30,6 +30,7 @@ Usage:
   mcpvisor serve [flags]            an MCP gateway: one MCP server with every configured server's tools
   mcpvisor status|tools|call|resync|events   talk to a running daemon's HTTP API
   mcpvisor check [--json] FILE...   validate config files; exit 1 on errors
+  mcpvisor trust [--yes] [PATH...]  review and approve a project's config files (--list, --revoke PATH)
   mcpvisor example-server [flags]   a scriptable stdio MCP server (demo, tests)
   mcpvisor version
 
@@ -47,6 +48,8 @@ func Main(ctx context.Context, args []string, io IO) int {
 		return runCommand(ctx, args[1:], io)
 	case "check":
 		return checkCommand(args[1:], io)
+	case "trust":
+		return trustCommand(args[1:], io)
 	case "serve":
 		return serveCommand(ctx, args[1:], io)
 	case "status", "tools", "call", "resync", "events":

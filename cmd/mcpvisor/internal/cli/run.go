@@ -45,21 +45,6 @@ func parseRunFlags(args []string, io IO) (runFlags, error) {
 	return f, nil
 }
 
-// defaultConfigPaths: $MCPVISOR_CONFIG (comma-separated), else .mcp.json
-// in the working directory, then ~/.mcp.json.
-func defaultConfigPaths(lookup func(string) (string, bool)) []string {
-	if v, _ := lookup("MCPVISOR_CONFIG"); v != "" {
-		var out []string
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	return []string{".mcp.json", "~/.mcp.json"}
-}
-
 func runCommand(ctx context.Context, args []string, io IO) int {
 	f, err := parseRunFlags(args, io)
 	if errors.Is(err, flag.ErrHelp) {

@@ -1,0 +1,72 @@
+package actors
+
+import (
+	"maps"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// trustSetup is what the config actor needs to apply trust: the resolved
+// paths that need approval and the store that holds the approvals.
+type trustSetup struct {
+	needApproval map[string]bool
+	store        string // absolute; "" when there is none
+}
+
+func newTrustSetup(opts Options) trustSetup {
+	var t trustSetup
+	if len(opts.ApprovalRequired) == 0 {
+		return t
+	}
+	t.needApproval = make(map[string]bool, len(opts.ApprovalRequired))
+	for _, p := range reconciler.ResolvePaths(opts.ApprovalRequired, opts.WorkDir, opts.Home) {
+		t.needApproval[p] = true
+	}
+	if opts.TrustFile != "" {
+		t.store = reconciler.ResolvePaths([]string{opts.TrustFile}, opts.WorkDir, opts.Home)[0]
+	}
+	return t
+}
+
+// policy reads the approvals, which is I/O: it runs on the config actor's
+// read goroutine, never in Receive. nil means every file is trusted. A
+// store that cannot be used approves nothing (Load reports it).
+func (t trustSetup) policy() *reconciler.TrustPolicy {
+	if t.needApproval == nil {
+		return nil
+	}
+	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval, Store: t.store}
+	if t.store != "" {
+		p.Approvals, p.StoreErr = ReadApprovals(t.store)
+	}
+	return p
+}
+
+// watched are the paths the watcher follows: the config files and the
+// trust store.
+func (t trustSetup) watched(paths []string) []string {
+	if t.store == "" {
+		return paths
+	}
+	return append(paths[:len(paths):len(paths)], t.store)
+}
+
+// warnUntrusted logs each project file whose servers are held back, with
+// the command that approves it. It is a warning because `serve`, launched
+// by an editor, shows nothing else: the log is where its user looks.
+func warnUntrusted(log *zap.Logger, invalid []messages.InvalidServer) {
+	held := map[string]int{}
+	for _, inv := range invalid {
+		if inv.EntryState() == messages.StateUntrusted {
+			held[inv.Source.Path]++
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(held)) {
+		log.Warn("project config file not approved: its servers do not run",
+			zap.String("file", path), zap.Int("servers", held[path]), zap.String("approve", reconciler.TrustHint(path)))
+	}
+}

@@ -1,0 +1,115 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// The trust store is one JSON file (reconciler.Approvals) in the user's
+// config directory. It is private: the directory is created 0700 and the
+// file written 0600, atomically (a temporary file in the same directory,
+// synced, renamed over the old one), so a reader sees the old store or the
+// new one, never half of one. Writers serialise on a lock file next to it.
+
+// ReadApprovals reads the trust store at path. A store that does not exist
+// approves nothing and is not an error. One that is writable by other
+// users is refused: whoever can write it can approve any file.
+func ReadApprovals(path string) (reconciler.Approvals, error) {
+	fc := readConfigFile(path)
+	switch {
+	case fc.Missing:
+		return reconciler.Approvals{}, nil
+	case fc.ReadErr != nil:
+		return reconciler.Approvals{}, fc.ReadErr
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return reconciler.Approvals{}, err
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return reconciler.Approvals{}, fmt.Errorf("%s is writable by other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+	}
+	return reconciler.ParseApprovals(fc.Data)
+}
+
+// UpdateApprovals changes the trust store at path: it reads it, applies
+// change, and writes the result atomically with mode 0600, creating the
+// directory (0700) if needed. Concurrent updates are serialised.
+func UpdateApprovals(path string, change func(reconciler.Approvals) (reconciler.Approvals, error)) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("trust store directory: %w", err)
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := ReadApprovals(path)
+	if err != nil {
+		return err
+	}
+	next, err := change(cur)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, next.Marshal())
+}
+
+// lockFile takes an exclusive lock on path (created 0600), released by the
+// returned function.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock trust store: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock trust store: %w", err)
+	}
+	return func() { _ = f.Close() }, nil // closing releases the lock
+}
+
+// writeFileAtomic replaces path with data, mode 0600.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err == nil {
+		if _, err = tmp.Write(data); err == nil {
+			err = tmp.Sync()
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // make the rename durable; best effort
+		_ = d.Close()
+	}
+	return nil
+}

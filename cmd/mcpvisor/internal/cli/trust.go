@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// trustCommand reviews and approves project config files (the default),
+// lists the approvals (--list) or withdraws some (--revoke). Approvals go
+// to the trust store; a running mcpvisor watches it and applies a change
+// at once.
+func trustCommand(args []string, io IO) int {
+	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
+	fs.SetOutput(io.Stderr)
+	yes := fs.Bool("yes", false, "approve without asking (for scripts): review the files first")
+	list := fs.Bool("list", false, "list the approved files and whether they changed since")
+	revoke := fs.Bool("revoke", false, "withdraw the approval of each PATH")
+	workdir := fs.String("workdir", "", "the project directory: where the default files are looked for and relative PATHs resolve (default: current directory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
+	store := trustStorePath(lookup)
+	wd, home := workdirOr(*workdir), homeDir(lookup)
+	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
+	switch {
+	case *list && (*revoke || *yes || len(paths) > 0):
+		fmt.Fprintln(io.Stderr, "mcpvisor trust: --list takes no files and no other flag")
+		return ExitUsage
+	case *list:
+		return listApprovals(store, io)
+	case *revoke && len(paths) == 0:
+		fmt.Fprintln(io.Stderr, "mcpvisor trust: name the files whose approval to revoke: mcpvisor trust --revoke PATH (see mcpvisor trust --list)")
+		return ExitUsage
+	case *revoke:
+		return revokeApprovals(store, paths, io)
+	}
+	if len(paths) == 0 {
+		paths = existingFiles(reconciler.ResolvePaths(projectDefaults, wd, home))
+		if len(paths) == 0 {
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: no project config file (%s) in %s; name one: mcpvisor trust PATH\n", strings.Join(projectDefaults, ", "), wd)
+			return ExitFailed
+		}
+	}
+	return approveFiles(store, paths, *yes, io)
+}
+
+// approveFiles shows each file's servers and records the approval of what
+// was shown, once confirmed.
+func approveFiles(store string, paths []string, yes bool, io IO) int {
+	approvals, err := actors.ReadApprovals(store)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
+		return ExitFailed
+	}
+	files := actors.ReadConfigFiles(paths)
+	policy := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}, Approvals: approvals}
+	for _, p := range paths {
+		policy.NeedApproval[p] = true
+	}
+	answers := bufio.NewReader(io.Stdin)
+	code := ExitOK
+	for i, d := range reconciler.DecideTrust(files, policy) {
+		switch {
+		case d.Missing:
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s: no such file\n", d.Path)
+			code = ExitFailed
+			continue
+		case files[i].ReadErr != nil:
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s: %v\n", d.Path, files[i].ReadErr)
+			code = ExitFailed
+			continue
+		case !d.Parsed:
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s is not a usable config file; see mcpvisor check %s\n", d.Path, d.Path)
+			code = ExitFailed
+			continue
+		case d.Approved:
+			fmt.Fprintf(io.Stdout, "%s: already approved as it is\n", d.Path)
+			continue
+		}
+		previews, _ := reconciler.PreviewEntries(d.Path, files[i].Data)
+		printTrustPreview(io.Stdout, d, approvals.Files[d.Path], previews)
+		if ok, why := confirmApproval(io, answers, d.Path, yes); !ok {
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s not approved: %s\n", d.Path, why)
+			code = ExitFailed
+			continue
+		}
+		err := actors.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+			return a.Approve(d, time.Now()), nil
+		})
+		if err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
+			return ExitFailed
+		}
+		fmt.Fprintf(io.Stdout, "approved %s (%s); a running mcpvisor applies it at once\n", d.Path, plural(len(d.Entries), "server"))
+	}
+	return code
+}
+
+// confirmApproval asks y/N on a terminal; --yes answers for scripts. With
+// no terminal to ask, the answer is no.
+func confirmApproval(io IO, answers *bufio.Reader, path string, yes bool) (bool, string) {
+	if yes {
+		return true, ""
+	}
+	if !isTerminal(io.Stdin) {
+		return false, "stdin is not a terminal to ask on; review the servers above and run mcpvisor trust --yes " + quoteArg(path)
+	}
+	fmt.Fprintf(io.Stdout, "These servers run as you, with your environment. Approve %s? [y/N] ", path)
+	line, err := answers.ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, ""
+	}
+	if err != nil && line == "" {
+		fmt.Fprintln(io.Stdout)
+	}
+	return false, "not confirmed"
+}
+
+// isTerminal reports whether r is a terminal (a character device).
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func listApprovals(store string, io IO) int {
+	approvals, err := actors.ReadApprovals(store)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
+		return ExitFailed
+	}
+	if len(approvals.Files) == 0 {
+		fmt.Fprintf(io.Stdout, "no approved files (%s)\n", store)
+		return ExitOK
+	}
+	rows := [][]string{{"PATH", "APPROVED", "SERVERS", "NOW"}}
+	for _, path := range sortedKeys(approvals.Files) {
+		a := approvals.Files[path]
+		rows = append(rows, []string{quoteArg(path), a.ApprovedAt.UTC().Format("2006-01-02 15:04 UTC"), fmt.Sprint(len(a.Entries)), currentState(path, a)})
+	}
+	writeTable(io.Stdout, "", rows)
+	return ExitOK
+}
+
+// currentState says whether an approved file is still as approved.
+func currentState(path string, a reconciler.FileApproval) string {
+	f := actors.ReadConfigFiles([]string{path})[0]
+	switch {
+	case f.Missing:
+		return "missing"
+	case f.ReadErr != nil:
+		return "unreadable"
+	case reconciler.ContentHash(f.Data) == a.SHA256:
+		return "unchanged"
+	}
+	return "changed: new or changed servers wait for mcpvisor trust " + quoteArg(path)
+}
+
+func revokeApprovals(store string, paths []string, io IO) int {
+	code := ExitOK
+	for _, p := range paths {
+		var had bool
+		err := actors.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+			var out reconciler.Approvals
+			out, had = a.Revoke(p)
+			return out, nil
+		})
+		switch {
+		case err != nil:
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
+			return ExitFailed
+		case !had:
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s is not approved (see mcpvisor trust --list)\n", p)
+			code = ExitFailed
+		default:
+			fmt.Fprintf(io.Stdout, "revoked %s; a running mcpvisor stops its servers at once\n", p)
+		}
+	}
+	return code
+}
+
+func existingFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
