@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -41,6 +42,10 @@ type Feed struct {
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
+
+	finish     chan struct{} // closed by Finish
+	finishOnce sync.Once
+	finishAt   atomic.Uint64 // the newest event when Finish was called
 }
 
 // feedBatch is how many events a feed copies out of the journal at once.
@@ -51,7 +56,7 @@ const feedBatch = 64
 // holds before the feed waits for the reader (at least 1).
 func (j *Journal) Follow(since uint64, buffer int) *Feed {
 	ch := make(chan *messages.Envelope, max(buffer, 1))
-	f := &Feed{C: ch, j: j, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
+	f := &Feed{C: ch, j: j, ch: ch, stop: make(chan struct{}), done: make(chan struct{}), finish: make(chan struct{})}
 	j.mu.Lock()
 	switch {
 	case since == Live:
@@ -94,12 +99,15 @@ func (f *Feed) run() {
 			return
 		}
 		for _, env := range batch {
-			if !f.send(env) {
+			if f.beyondFinish(env) || !f.send(env) {
 				return
 			}
 			f.last = env.Seq
 		}
 		clear(batch)
+		if f.finished() {
+			return
+		}
 		if len(batch) > 0 {
 			continue
 		}
@@ -108,6 +116,7 @@ func (f *Feed) run() {
 		}
 		select {
 		case <-wake:
+		case <-f.finish:
 		case <-f.stop:
 			return
 		}
@@ -132,6 +141,37 @@ func (f *Feed) next(buf []*messages.Envelope) (notice *messages.Envelope, batch 
 		wake, closed = j.wake, j.closed
 	}
 	return notice, batch, wake, closed
+}
+
+// beyondFinish reports whether env came after a Finish.
+func (f *Feed) beyondFinish(env *messages.Envelope) bool {
+	select {
+	case <-f.finish:
+		return env.Seq > f.finishAt.Load()
+	default:
+		return false
+	}
+}
+
+// finished reports whether Finish was called and everything it asked
+// for was delivered.
+func (f *Feed) finished() bool {
+	select {
+	case <-f.finish:
+		return f.last >= f.finishAt.Load()
+	default:
+		return false
+	}
+}
+
+// Finish ends the feed once it has delivered every event published
+// before the call; C is closed after them. It does not wait: read C until
+// it is closed (Close still ends the feed at once).
+func (f *Feed) Finish() {
+	f.finishOnce.Do(func() {
+		f.finishAt.Store(f.j.Newest())
+		close(f.finish)
+	})
 }
 
 // send delivers env unless the feed is closed first.

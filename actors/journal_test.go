@@ -265,3 +265,32 @@ func TestJournal_PanickingStreamSubscriberIsContained(t *testing.T) {
 		t.Fatalf("%d error logs about the subscriber, want 1", got)
 	}
 }
+
+// Finish ends a feed after the events published before it, however far
+// behind its reader is: what a consumer that must see everything up to
+// its stop (the metrics) uses.
+func TestFeed_FinishDeliversWhatCameBefore(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	j := actors.NewJournal(actors.JournalOptions{})
+	f := j.Follow(0, 1)
+	defer f.Close()
+	publishN(j, 5)
+	f.Finish()
+	publishN(j, 3) // after Finish: not delivered
+	var got []uint64
+	for {
+		select {
+		case env, ok := <-f.C:
+			if !ok {
+				if !slices.Equal(got, span(1, 5)) {
+					t.Fatalf("delivered %v, want 1..5", got)
+				}
+				return
+			}
+			got = append(got, env.Seq)
+		case <-ctx.Done():
+			t.Fatalf("C not closed after Finish; delivered %v", got)
+		}
+	}
+}

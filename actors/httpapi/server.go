@@ -165,7 +165,8 @@ func (s *Server) feedMetrics() (stop func()) {
 		}
 	})
 	return func() {
-		feed.Close()
+		feed.Finish() // every event published so far is observed
 		wg.Wait()
+		feed.Close()
 	}
 }
