@@ -37,9 +37,6 @@ import (
 // in the config read) recovers a panic and sends it to its actor, which
 // fails with it, so it takes the same path instead of killing the process.
 
-// ErrFailed is what Supervisor.Err wraps once a core actor has failed.
-var ErrFailed = errors.New("supervisor failed")
-
 const (
 	watcherRestarts = 3
 	watcherWindow   = time.Minute

@@ -63,6 +63,7 @@ func (j *Journal) Follow(since uint64, buffer int) *Feed {
 		f.last = j.seq
 	case since > j.seq:
 		f.pending = j.notice(since, 0, fmt.Sprintf("no event %d yet: mcpvisor restarted and its sequence numbers began again", since))
+		f.last = j.oldest() - 1 // everything kept, and one notice only
 	case j.oldest() > since+1:
 		f.pending = j.notice(since, since, "older events are no longer kept")
 		f.last = j.oldest() - 1

@@ -195,6 +195,18 @@ func TestFeed_ReplayThenLive(t *testing.T) {
 	if got := readSeqs(ctx, t, stale, 6); !slices.Equal(got, span(1, 6)) {
 		t.Errorf("Follow(9) then = %v, want 1..6", got)
 	}
+
+	// The same from a journal that already dropped its oldest: one notice.
+	small := actors.NewJournal(actors.JournalOptions{MaxEvents: 2})
+	publishN(small, 5)
+	f := small.Follow(9, 16)
+	defer f.Close()
+	if tr, ok := next(ctx, t, f).Event.(*messages.FeedTruncated); !ok || tr.Next != 4 {
+		t.Errorf("Follow(9) on 4..5 starts with %+v, want one notice, next=4", tr)
+	}
+	if got := readSeqs(ctx, t, f, 2); !slices.Equal(got, []uint64{4, 5}) {
+		t.Errorf("then %v, want 4, 5 (no second notice)", got)
+	}
 }
 
 // Closing the journal ends every feed after its last event; closing a
