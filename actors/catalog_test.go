@@ -406,6 +406,28 @@ func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 			t.Fatalf("asecond's warning %q", s.Warning)
 		}
 	}
+
+	// A subscription goes to the owner; when the owner drops the URI, the
+	// other server owns it and holds the subscription, though its own
+	// catalog did not change.
+	if err := sup.SubscribeResource(ctx, "mem://shared"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-first.subs; got != "mem://shared" {
+		t.Fatalf("zfirst subscribed to %q", got)
+	}
+	first.srv.RemoveResources("mem://shared")
+	select {
+	case got := <-second.subs:
+		if got != "mem://shared" {
+			t.Fatalf("asecond subscribed to %q", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the new owner never took the subscription over")
+	}
+	if n := second.subscribed.Load(); n != 1 {
+		t.Fatalf("asecond was asked %d times, want once", n)
+	}
 }
 
 // writeOrdered writes a config whose entries appear in the given order.
