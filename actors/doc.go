@@ -10,13 +10,17 @@
 //	            "what should run": turns messages into fleet inputs and
 //	            carries out the effects (spawns and stops session actors,
 //	            its children, which it never restarts; arms retry timers;
-//	            swaps the read-only fleet view, then publishes and replies)
+//	            swaps the read-only fleet view, then publishes and replies);
+//	            it also counts the resource subscriptions per URI and has
+//	            the owning server's current session hold each upstream
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files and trust store); its
 //	            callbacks become FileChanged
-//	session     one per live session: dials, lists tools, serves calls,
-//	            notices death, stops gracefully
+//	session     one per live session: dials, lists its catalog (tools,
+//	            prompts, resources, templates) and follows list_changed,
+//	            serves calls, gets, reads and completions, holds resource
+//	            subscriptions, notices death, stops gracefully
 //
 // Rules every actor keeps: Receive is one type switch; blocking work
 // (connect, list, call, close, file reads) never runs inside Receive but on
@@ -36,11 +40,12 @@
 // # Goroutines and who stops them
 //
 //   - Each session actor's lifeline goroutine owns its connection from dial
-//     to close; each tool call, each tools/list and each health probe runs
-//     on its own goroutine; the config actor reads files on a goroutine
+//     to close; each tool call, prompt get, resource read, completion,
+//     subscribe and unsubscribe, each re-list of a kind and each health
+//     probe runs on its own goroutine; the config actor reads files on a goroutine
 //     (the config files and the trust store, when Options.ApprovalRequired
 //     names project files);
-//     timers (connect, call, list, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, subscribe, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process

@@ -32,6 +32,12 @@
 //	PlanApplied         reconciler       after carrying out every step of a plan
 //	ServerStateChanged  reconciler       on every server state transition
 //	ToolsChanged        reconciler       when a server's exposed tools change
+//	PromptsChanged      reconciler       when a server's prompts change (one event per server and kind,
+//	ResourcesChanged                     with the full list and the keys added, removed and changed)
+//	ResourceTemplatesChanged
+//	ResourceUpdated     reconciler       when a subscribed resource's server says it was updated
+//	CatalogConflict     reconciler       when two servers claim one resource URI or URI template
+//	CatalogItemSkipped  reconciler       when a listed item was too large to expose
 //	ResyncCompleted     reconciler       when every server a resync started has settled
 //	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
 //	                    root actor       when the watcher actor failed and was rebuilt

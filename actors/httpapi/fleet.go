@@ -9,13 +9,18 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Fleet is what the API serves: the read side, tool calls, resync, the
-// event feed and the health of one supervisor. *actors.Supervisor is one;
+// Fleet is what the API serves: the read side, tool calls, prompt gets,
+// resource reads, resync, the event feed and the health of one supervisor. *actors.Supervisor is one;
 // tests use httpapitest.Fleet.
 type Fleet interface {
 	Status() messages.Status
 	Tools() []messages.Tool
 	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	Prompts() []messages.Prompt
+	GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	Resources() []messages.Resource
+	ResourceTemplates() []messages.ResourceTemplate
+	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 	Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
 	// Follow is actors.Supervisor.Follow: the events after since
 	// (actors.Live: from now on), then live ones, without gap or
