@@ -115,7 +115,17 @@ type client struct {
 }
 
 func newClient(t *testing.T) (*mcp.Client, chan struct{}) {
-	changed := make(chan struct{}, 64)
+	c, changed, _ := newAckingClient(t)
+	return c, changed
+}
+
+// newAckingClient is newClient whose acked channel is closed when the
+// server acknowledges the client's subscriptions/listen stream (protocol
+// 2026-07-28). Connect returns before that: a change the gateway
+// announces earlier reaches no stream, so tests wait for acked first.
+func newAckingClient(t *testing.T) (*mcp.Client, chan struct{}, chan struct{}) {
+	changed, acked := make(chan struct{}, 64), make(chan struct{})
+	var once sync.Once
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -124,7 +134,15 @@ func newClient(t *testing.T) (*mcp.Client, chan struct{}) {
 			}
 		},
 	})
-	return c, changed
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				once.Do(func() { close(acked) })
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return c, changed, acked
 }
 
 // connectInMemory connects a client to the gateway's server in memory.
@@ -135,10 +153,17 @@ func (h *harness) connectInMemory(ctx context.Context, pin string) *client {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, changed := newClient(h.t)
+	c, changed, acked := newAckingClient(h.t)
 	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if cs.InitializeResult().ProtocolVersion >= "2026-07-28" { // a listen stream, not a GET
+		select {
+		case <-acked:
+		case <-ctx.Done():
+			h.t.Fatalf("the gateway never acknowledged the client's listen stream: %v", ctx.Err())
+		}
 	}
 	h.t.Cleanup(func() {
 		_ = cs.Close()
