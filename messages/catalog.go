@@ -110,11 +110,14 @@ const (
 
 // CatalogConflict is published when two servers claim the same resource
 // URI or URI template: the first in config order (Winner) owns it, the
-// other's item (Loser) is not routed. Published once per conflict when it
-// appears; it also shows as a warning on the loser's status row.
+// other's item (Loser's) is not routed. Published when the conflict
+// appears, once per pair of servers and kind for one change, with the
+// first key and how many there are; it also shows as a warning on the
+// loser's status row for as long as it lasts.
 type CatalogConflict struct {
 	Kind   CatalogKind `json:"kind"`
 	Key    string      `json:"key"`
+	Count  int         `json:"count"`
 	Winner string      `json:"winner"`
 	Loser  string      `json:"loser"`
 }
