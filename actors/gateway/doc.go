@@ -82,9 +82,10 @@
 // # Goroutines and who stops them
 //
 //   - Run runs on the caller's goroutine and returns when its context ends
-//     or the events channel is closed. It starts nothing. It relays a
-//     resource update on its own goroutine (the go-sdk writes it to each
-//     subscribed session, bounded by 10s per session).
+//     or the events channel is closed. It starts nothing. It relays each
+//     resource update itself: the go-sdk writes it to every subscribed
+//     session in turn (a 2026-07-28 listener's write bounded by 10s), so
+//     a client that stops reading can hold up the following events.
 //   - ServeStdio runs on the caller's goroutine and starts two: one waiting
 //     for the session to end (ends with it), and one copying the reader
 //     into a pipe so that ending the session never depends on the reader
