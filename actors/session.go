@@ -63,10 +63,10 @@ type sessionActor struct {
 type (
 	// connected is the lifeline's dial result.
 	connected struct {
-		cs    *mcp.ClientSession
-		pid   int
-		cat   catalog
-		err   error
+		cs  *mcp.ClientSession
+		pid int
+		cat catalog
+		err error
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
@@ -167,6 +167,8 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.subscribed(c, m)
 	case *resourceUpdated:
 		s.resourceUpdated(c, m)
+	case *subscriptionsAcked:
+		s.acked(m)
 	case *probeDue:
 		s.probe(c, m)
 	case *probeResult:
@@ -228,6 +230,7 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 			}
 		},
 	})
+	client.AddReceivingMiddleware(ackMiddleware(root, self))
 	cs, cat, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err})

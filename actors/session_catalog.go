@@ -47,6 +47,9 @@ type (
 	}
 	// resourceUpdated is a notifications/resources/updated.
 	resourceUpdated struct{ uri string }
+	// subscriptionsAcked is a notifications/subscriptions/acknowledged
+	// (2026-07-28) naming the URIs the server now sends updates of.
+	subscriptionsAcked struct{ uris []string }
 )
 
 // upstreamSub is one subscription the session holds (done) or is asking
@@ -54,6 +57,42 @@ type (
 type upstreamSub struct {
 	done    bool
 	waiters []chan<- error
+	// acked is closed when the server acknowledged it (2026-07-28, where
+	// subscribing is a listen stream that the go-sdk opens and does not
+	// wait for).
+	acked     chan struct{}
+	ackClosed bool
+}
+
+// ackMiddleware tells the actor about subscription acknowledgements,
+// which the go-sdk handles and keeps to itself.
+func ackMiddleware(root *actor.RootContext, self *actor.PID) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				if r, ok := req.(*mcp.ClientRequest[*mcp.SubscriptionsAcknowledgedParams]); ok && r.Params != nil && len(r.Params.Notifications.ResourceSubscriptions) > 0 {
+					root.Send(self, &subscriptionsAcked{uris: r.Params.Notifications.ResourceSubscriptions})
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// acked marks the subscriptions the server acknowledged.
+func (s *sessionActor) acked(m *subscriptionsAcked) {
+	for _, uri := range m.uris {
+		if sub, ok := s.subs[uri]; ok && !sub.ackClosed {
+			sub.ackClosed = true
+			close(sub.acked)
+		}
+	}
+}
+
+// newProtocol reports whether a session speaks 2026-07-28 or later.
+func newProtocol(cs *mcp.ClientSession) bool {
+	r := cs.InitializeResult()
+	return r != nil && r.ProtocolVersion >= "2026-07-28"
 }
 
 // Reports from a session to the reconciler, for its catalog.
@@ -217,7 +256,7 @@ func (s *sessionActor) subscribe(c actor.Context, m *subscribeUpstream) {
 		}
 		return
 	}
-	sub := &upstreamSub{}
+	sub := &upstreamSub{acked: make(chan struct{})}
 	if m.reply != nil {
 		sub.waiters = append(sub.waiters, m.reply)
 	}
@@ -234,6 +273,14 @@ func (s *sessionActor) subscribe(c actor.Context, m *subscribeUpstream) {
 		defer cancel()
 		timer := clock.AfterFunc(timeout, cancel, "session", "subscribe")
 		err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		if err == nil && newProtocol(cs) {
+			// Sent, not answered: the answer is the acknowledgement.
+			select {
+			case <-sub.acked:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		}
 		fired := !timer.Stop()
 		switch {
 		case err == nil:
@@ -264,6 +311,10 @@ func (s *sessionActor) subscribed(_ actor.Context, m *upstreamSubscribed) {
 		s.log.Warn("resource subscription failed", zap.String("error", m.err.Error()))
 	default:
 		m.sub.done = true
+	}
+	if !m.sub.ackClosed {
+		m.sub.ackClosed = true
+		close(m.sub.acked)
 	}
 }
 
