@@ -17,7 +17,7 @@ import (
 // client can act on says so in its message.
 //
 //	ErrUpstream wrapping *jsonrpc.Error that error, same code and message
-//	ErrUnknownResource                  resource not found (mcp.CodeResourceNotFound)
+//	ErrUnknownResource                  -32602 resource not found (SEP-2164)
 //	ErrUnknownServer, ErrUnknownPrompt,
 //	ErrBadToolName, ErrBadReference     -32602 (what is unknown)
 //	ErrNotReady                         -32603 server not ready, try again shortly
@@ -32,7 +32,7 @@ func mapRequestError(what, server string, err error) error {
 	case errors.Is(err, actors.ErrUpstream) && errors.As(err, &wire):
 		return &jsonrpc.Error{Code: wire.Code, Message: wire.Message, Data: wire.Data}
 	case errors.Is(err, actors.ErrUnknownResource):
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("%s: resource not found", what)}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: resource not found", what)}
 	case errors.Is(err, actors.ErrUnknownServer), errors.Is(err, actors.ErrUnknownPrompt),
 		errors.Is(err, actors.ErrBadToolName), errors.Is(err, actors.ErrBadReference):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: %v", what, err)}

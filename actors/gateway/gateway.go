@@ -281,7 +281,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 		}
 		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fingerprint(t), item: tool}
 	}
-	ch := g.tools.apply(server, claims, g.first)
+	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	var added []string
 	for _, c := range ch.add {

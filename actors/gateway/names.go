@@ -57,28 +57,33 @@ func (g *Gateway) exposedName(server, name string) string {
 	return actors.QualifiedName(server, name)
 }
 
-// first returns the first of servers in config order. It reads the
-// Source's status, which says where each server is declared; it runs only
-// when two servers claim one key.
-func (g *Gateway) first(servers []string) string {
-	pos := map[string]messages.Position{}
-	for _, row := range g.src.Status().Servers {
-		pos[row.Name] = row.Source
-	}
-	fileRank := func(path string) int {
-		if i := slices.Index(g.configPaths, path); i >= 0 {
-			return i
+// first returns a function that picks the first of servers in config
+// order. It reads the Source's status (which says where each server is
+// declared) once, on first use: only when two servers claim one key.
+func (g *Gateway) first() func(servers []string) string {
+	var pos map[string]messages.Position
+	return func(servers []string) string {
+		if pos == nil {
+			pos = map[string]messages.Position{}
+			for _, row := range g.src.Status().Servers {
+				pos[row.Name] = row.Source
+			}
 		}
-		return len(g.configPaths)
+		fileRank := func(path string) int {
+			if i := slices.Index(g.configPaths, path); i >= 0 {
+				return i
+			}
+			return len(g.configPaths)
+		}
+		return slices.MinFunc(servers, func(a, b string) int {
+			pa, pb := pos[a], pos[b]
+			return cmp.Or(
+				cmp.Compare(fileRank(pa.Path), fileRank(pb.Path)),
+				cmp.Compare(pa.Path, pb.Path),
+				cmp.Compare(pa.Line, pb.Line),
+				cmp.Compare(pa.Column, pb.Column),
+				cmp.Compare(a, b),
+			)
+		})
 	}
-	return slices.MinFunc(servers, func(a, b string) int {
-		pa, pb := pos[a], pos[b]
-		return cmp.Or(
-			cmp.Compare(fileRank(pa.Path), fileRank(pb.Path)),
-			cmp.Compare(pa.Path, pb.Path),
-			cmp.Compare(pa.Line, pb.Line),
-			cmp.Compare(pa.Column, pb.Column),
-			cmp.Compare(a, b),
-		)
-	})
 }

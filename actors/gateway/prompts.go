@@ -33,7 +33,7 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 		prompt := exportPrompt(exposed, p)
 		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, fp: fingerprintOf(prompt), item: prompt}
 	}
-	ch := g.prompts.apply(server, claims, g.first)
+	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	for _, c := range ch.add {
 		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.name, c.item.Name))

@@ -29,7 +29,7 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 			Size: r.Size, Annotations: resourceAnnotations(r.Annotations)}
 		claims[r.URI] = claim[*mcp.Resource]{server: server, name: r.URI, fp: fingerprintOf(res), item: res}
 	}
-	ch := g.resources.apply(server, claims, g.first)
+	ch := g.resources.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	for _, c := range ch.add {
 		if err := g.addResource(c.item); err != nil {
@@ -61,7 +61,7 @@ func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTem
 			MIMEType: t.MIMEType, Annotations: resourceAnnotations(t.Annotations)}
 		claims[t.URITemplate] = claim[*mcp.ResourceTemplate]{server: server, name: t.URITemplate, fp: fingerprintOf(rt), item: rt}
 	}
-	ch := g.templates.apply(server, claims, g.first)
+	ch := g.templates.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	for _, c := range ch.add {
 		if err := g.addTemplate(c.item); err != nil {
