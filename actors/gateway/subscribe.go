@@ -23,8 +23,8 @@ import (
 type subscriptions struct {
 	// mu is held across the Source's SubscribeResource, so that two
 	// clients subscribing to one URI at once subscribe upstream once.
-	// Subscriptions are rare; a slow upstream delays other subscribes by
-	// at most its call timeout.
+	// Subscriptions are rare; a slow upstream delays other subscribes and
+	// unsubscribes by at most its call timeout, never Run.
 	mu    sync.Mutex
 	byURI map[string]map[*mcp.ServerSession]bool
 }
@@ -93,14 +93,13 @@ func (g *Gateway) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) er
 
 // resourceUpdated relays one upstream notifications/resources/updated to
 // every client subscribed to uri (the go-sdk sends it to the sessions in
-// its own table).
+// its own table, and to no one if none is subscribed). It also prunes
+// uri's ended subscribers, unless a subscribe holds the table (it may wait
+// on a slow upstream, and Run must not): the next update prunes then.
 func (g *Gateway) resourceUpdated(ctx context.Context, uri string) {
-	g.subs.mu.Lock()
-	g.prune(uri, g.live())
-	_, subscribed := g.subs.byURI[uri]
-	g.subs.mu.Unlock()
-	if !subscribed {
-		return
+	if g.subs.mu.TryLock() {
+		g.prune(uri, g.live())
+		g.subs.mu.Unlock()
 	}
 	if err := g.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 		g.log.Debug("resource update not relayed", zap.String("uri", uri), zap.Error(err))
