@@ -267,7 +267,16 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.Tool], len(tools))
 	for _, t := range tools {
-		tool, outErr, err := exportTool(g.exposedName(server, t.Name), t)
+		exposed := g.exposedName(server, t.Name)
+		fp := t.Hash
+		if fp == "" {
+			fp = fingerprint(t)
+		}
+		if c, same := g.tools.held(server, exposed, fp); same {
+			claims[exposed] = c
+			continue
+		}
+		tool, outErr, err := exportTool(exposed, t)
 		if err != nil {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(err))
 			continue
@@ -279,7 +288,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fingerprint(t), item: tool}
+		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fp, item: tool}
 	}
 	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)

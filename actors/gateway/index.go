@@ -163,6 +163,13 @@ func (ix *index[T]) reject(key string) {
 	}
 }
 
+// held returns what server claims under key now, so that an unchanged
+// item is neither exported nor fingerprinted again.
+func (ix *index[T]) held(server, key string, fp string) (claim[T], bool) {
+	c, ok := ix.byServer[server][key]
+	return c, ok && c.fp == fp
+}
+
 // owner returns the claim exposed under key.
 func (ix *index[T]) owner(key string) (claim[T], bool) {
 	c, ok := ix.exposed[key]

@@ -30,8 +30,15 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		prompt := exportPrompt(exposed, p)
-		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, fp: fingerprintOf(prompt), item: prompt}
+		fp := p.Hash
+		if fp == "" {
+			fp = fingerprintOf(p)
+		}
+		if c, same := g.prompts.held(server, exposed, fp); same {
+			claims[exposed] = c
+			continue
+		}
+		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, fp: fp, item: exportPrompt(exposed, p)}
 	}
 	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -80,8 +87,10 @@ func (g *Gateway) promptHandler(server, name, exposed string) mcp.PromptHandler 
 	}
 }
 
-// fingerprintOf covers everything the gateway exposes of an item (its JSON
-// form), so an unchanged item is not exposed again.
+// fingerprintOf covers everything the gateway exposes of a catalog item
+// (its JSON form), so an unchanged item is not exposed again; items from
+// the fleet carry their own Hash, this is for those that do not. The
+// server is part of it, which only costs a re-add when an item moves.
 func fingerprintOf(v any) string {
 	raw, err := json.Marshal(v)
 	if err != nil {
