@@ -169,6 +169,16 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 // logEvent logs every server state change (operators follow these lines;
 // the error is redacted already).
 func (r *reconcilerActor) logEvent(ev messages.Event) {
+	switch ev := ev.(type) {
+	case *messages.CatalogItemSkipped:
+		r.log.Warn("catalog item too large to expose; skipped", zap.String("server", ev.Server), zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.String("reason", ev.Reason))
+		return
+	case *messages.CatalogConflict:
+		r.log.Warn("two servers claim the same resource; the first in config order owns it", zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.Int("count", ev.Count), zap.String("owner", ev.Winner), zap.String("other", ev.Loser))
+		return
+	}
 	sc, ok := ev.(*messages.ServerStateChanged)
 	if !ok {
 		return

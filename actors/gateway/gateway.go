@@ -124,9 +124,11 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Run loads the Source's catalog, then applies every catalog event
 // (ToolsChanged, PromptsChanged, ResourcesChanged,
 // ResourceTemplatesChanged) and relays every ResourceUpdated from events
-// until ctx ends or events is closed. The caller owns the subscription
-// behind events: subscribe before calling Run so that no change falls
-// between the load and the first event. Call Run once.
+// until ctx ends or events is closed. The caller owns the feed behind
+// events (Supervisor.Follow): start it, from actors.Live, before calling
+// Run so that no change falls between the load and the first event. A gap
+// in the feed (a *messages.FeedTruncated) loads the catalog again. Call
+// Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load()
 	for {
@@ -157,6 +159,9 @@ func (g *Gateway) handle(ctx context.Context, ev messages.Event) {
 		g.applyTemplates(e.Server, e.Templates)
 	case *messages.ResourceUpdated:
 		g.resourceUpdated(ctx, e.URI)
+	case *messages.FeedTruncated:
+		g.log.Warn("gateway fell behind the fleet's events; reloading its catalog", zap.String("reason", e.Reason))
+		g.load()
 	}
 }
 
