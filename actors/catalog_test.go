@@ -406,6 +406,28 @@ func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 			t.Fatalf("asecond's warning %q", s.Warning)
 		}
 	}
+
+	// A subscription goes to the owner; when the owner drops the URI, the
+	// other server owns it and holds the subscription, though its own
+	// catalog did not change.
+	if err := sup.SubscribeResource(ctx, "mem://shared"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-first.subs; got != "mem://shared" {
+		t.Fatalf("zfirst subscribed to %q", got)
+	}
+	first.srv.RemoveResources("mem://shared")
+	select {
+	case got := <-second.subs:
+		if got != "mem://shared" {
+			t.Fatalf("asecond subscribed to %q", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the new owner never took the subscription over")
+	}
+	if n := second.subscribed.Load(); n != 1 {
+		t.Fatalf("asecond was asked %d times, want once", n)
+	}
 }
 
 // writeOrdered writes a config whose entries appear in the given order.
@@ -516,5 +538,51 @@ func testSubscriptions(t *testing.T, versions []string) {
 
 	if err := sup.SubscribeResource(ctx, "mem://nobody/x"); !errors.Is(err, actors.ErrUnknownResource) {
 		t.Fatalf("subscribing to an unrouted URI: %v, want ErrUnknownResource", err)
+	}
+}
+
+// A re-list after prompts or resources list_changed is bounded the same
+// way: a server that starts paging without end is failed, not followed.
+func TestCatalog_EndlessRelistFailsTheServer(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"prompts/list", "resources/list"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+			a := newCatalogServer("a")
+			var endless atomic.Bool
+			var asked atomic.Int64
+			a.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+					if m != method || !endless.Load() {
+						return next(ctx, m, req)
+					}
+					n := asked.Add(1)
+					if method == "prompts/list" {
+						return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{{Name: fmt.Sprintf("p%d", n)}}, NextCursor: fmt.Sprint(n)}, nil
+					}
+					return &mcp.ListResourcesResult{Resources: []*mcp.Resource{{URI: fmt.Sprintf("mem://x/%d", n), Name: "r"}}, NextCursor: fmt.Sprint(n)}, nil
+				}
+			})
+			f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }})
+			_, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "a")}})
+			rec.WaitFor(ctx, 0, "templates", func(e messages.Event) bool { _, ok := e.(*messages.ResourceTemplatesChanged); return ok })
+
+			mark := rec.Len()
+			endless.Store(true)
+			if method == "prompts/list" {
+				a.srv.AddPrompt(&mcp.Prompt{Name: "more"}, greetHandler) // list_changed
+			} else {
+				a.srv.AddResource(&mcp.Resource{URI: "mem://a/more", Name: "more"}, readHandler)
+			}
+			_, failed := rec.WaitState(ctx, mark, "a", messages.StateFailed)
+			if want := method + ": listing cut: the server still had more after 100 pages"; !strings.Contains(failed.Error, want) {
+				t.Fatalf("failed with %q, want %q", failed.Error, want)
+			}
+			if got := asked.Load(); got != 100 {
+				t.Fatalf("asked for %d pages, want 100", got)
+			}
+		})
 	}
 }
