@@ -272,7 +272,8 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.Tool], len(tools))
 	for _, t := range tools {
-		exposed := g.exposedName(server, t.Name)
+		qualified := qualifiedName(server, t.Name)
+		exposed := g.exposedName(qualified, t.Name)
 		fp := t.Hash
 		if fp == "" {
 			fp = fingerprint(t)
@@ -293,7 +294,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fp, item: tool}
+		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, qualified: qualified, fp: fp, item: tool}
 	}
 	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -323,6 +324,6 @@ func (g *Gateway) addTool(c claim[*mcp.Tool]) (err error) {
 			err = fmt.Errorf("refused by the MCP SDK: %v", r)
 		}
 	}()
-	g.server.AddTool(c.item, g.handler(c.server, c.name, c.item.Name))
+	g.server.AddTool(c.item, g.handler(c.server, c.qualified, c.item.Name))
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -25,7 +24,8 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("reason", "no name"))
 			continue
 		}
-		exposed := g.exposedName(server, p.Name)
+		qualified := qualifiedName(server, p.Name)
+		exposed := g.exposedName(qualified, p.Name)
 		if _, dup := claims[exposed]; dup {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue
@@ -38,12 +38,12 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			claims[exposed] = c
 			continue
 		}
-		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, fp: fp, item: exportPrompt(exposed, p)}
+		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, qualified: qualified, fp: fp, item: exportPrompt(exposed, p)}
 	}
 	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	for _, c := range ch.add {
-		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.name, c.item.Name))
+		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.qualified, c.item.Name))
 	}
 	if len(ch.remove) > 0 {
 		g.server.RemovePrompts(ch.remove...)
@@ -64,8 +64,7 @@ func exportPrompt(exposed string, p messages.Prompt) *mcp.Prompt {
 }
 
 // promptHandler routes prompts/get of one exposed prompt to its server.
-func (g *Gateway) promptHandler(server, name, exposed string) mcp.PromptHandler {
-	qualified := actors.QualifiedName(server, name)
+func (g *Gateway) promptHandler(server, qualified, exposed string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments)
 		if err != nil {

@@ -35,7 +35,7 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 		}
 		res := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType,
 			Size: r.Size, Annotations: resourceAnnotations(r.Annotations)}
-		claims[r.URI] = claim[*mcp.Resource]{server: server, name: r.URI, fp: fp, item: res}
+		claims[r.URI] = claim[*mcp.Resource]{server: server, name: r.URI, qualified: r.URI, fp: fp, item: res}
 	}
 	ch := g.resources.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -75,7 +75,7 @@ func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTem
 		}
 		rt := &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 			MIMEType: t.MIMEType, Annotations: resourceAnnotations(t.Annotations)}
-		claims[t.URITemplate] = claim[*mcp.ResourceTemplate]{server: server, name: t.URITemplate, fp: fp, item: rt}
+		claims[t.URITemplate] = claim[*mcp.ResourceTemplate]{server: server, name: t.URITemplate, qualified: t.URITemplate, fp: fp, item: rt}
 	}
 	ch := g.templates.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
