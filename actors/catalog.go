@@ -156,7 +156,7 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 	defer bound.Stop("supervisor", "call-bound")
 	select {
 	case r := <-reply:
-		return r.res, r.err
+		return r.res, s.replyErr(r.err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
 	case <-s.env.ending.done:

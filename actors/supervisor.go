@@ -163,6 +163,18 @@ func (s *Supervisor) Done() <-chan struct{} { return s.env.ending.done }
 // actor that failed and why; every call then returns it at once.
 func (s *Supervisor) Err() error { return s.env.ending.Err() }
 
+// replyErr is the error a caller gets for a session's answer err: a
+// supervisor that failed stops its sessions, whose answers ("not ready")
+// can win the race with Done; the caller is told the failure instead.
+func (s *Supervisor) replyErr(err error) error {
+	if err != nil {
+		if failed := s.env.ending.failed(); failed != nil {
+			return failed
+		}
+	}
+	return err
+}
+
 // QualifiedName is how a tool is named across the fleet: server__tool.
 func QualifiedName(server, tool string) string { return server + "__" + tool }
 
@@ -205,7 +217,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 	defer bound.Stop("supervisor", "call-bound")
 	select {
 	case r := <-reply:
-		return r.res, r.err
+		return r.res, s.replyErr(r.err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
 	case <-s.env.ending.done:
