@@ -64,6 +64,8 @@ func (a *configActor) Receive(c actor.Context) {
 		a.trigger(c, m)
 	case *configRead:
 		a.readDone(c, m)
+	case *recovered:
+		m.raise() // the read panicked: this actor fails (failure.go)
 	}
 }
 
@@ -92,6 +94,8 @@ func (a *configActor) startRead(c actor.Context) {
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
+		// Load calls the embedder's LookupEnv.
+		defer recoverTo(root, self, "reading the config files")
 		opts.Trust = trust.policy()
 		var err error
 		if opts.Inputs, err = inputsFor(inputsFile); err != nil {

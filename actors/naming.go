@@ -37,38 +37,57 @@ func SplitName(name string) (prefix, item string, ok bool) {
 	return prefix, item, true
 }
 
-// route finds the server that exposes name and the tool's own name: the
-// server whose prefix the name starts with, else a server with the empty
-// prefix that has a tool of that whole name (the first by server name).
+// itemKind is a kind of item named by prefix: tools or prompts.
+type itemKind struct {
+	noun    string
+	has     func(row *serverRow, name string) bool // row is ready
+	unknown error
+}
+
+var (
+	toolItems   = itemKind{"tool", func(r *serverRow, n string) bool { return r.exposed[n] }, ErrUnknownTool}
+	promptItems = itemKind{"prompt", func(r *serverRow, n string) bool { return r.cat.hasPrompt(n) }, ErrUnknownPrompt}
+)
+
+// route finds the server that exposes the tool name and the tool's own
+// name (see routeItem).
 func (s *fleetSnapshot) route(name string) (*serverRow, string, error) {
+	return s.routeItem(name, toolItems)
+}
+
+// routeItem finds the server that exposes name and the item's own name:
+// the server whose prefix the name starts with, else a ready server with
+// the empty prefix that has an item of that whole name (the first in
+// config order, as the gateway ranks them).
+func (s *fleetSnapshot) routeItem(name string, kind itemKind) (*serverRow, string, error) {
 	if name == "" {
 		return nil, "", fmt.Errorf("%w: %q", ErrBadToolName, name)
 	}
-	if prefix, tool, ok := SplitName(name); ok {
+	if prefix, item, ok := SplitName(name); ok {
 		if row, found := s.byPrefix(prefix); found {
-			return checkRoutable(row, tool)
+			return checkRoutable(row, item, kind)
 		}
 	}
 	for _, row := range s.bare {
-		if row.exposed[name] {
-			return checkRoutable(row, name)
+		if row.ready && kind.has(row, name) {
+			return row, name, nil
 		}
 	}
 	if prefix, _, ok := SplitName(name); ok && len(s.bare) == 0 {
 		return nil, "", fmt.Errorf("%w: no server has the prefix %q", ErrUnknownServer, prefix)
 	}
 	if len(s.bare) == 0 {
-		return nil, "", fmt.Errorf("%w: %q is not prefix__tool", ErrBadToolName, name)
+		return nil, "", fmt.Errorf("%w: %q is not prefix__%s", ErrBadToolName, name, kind.noun)
 	}
-	return nil, "", fmt.Errorf("%w: no server exposes %q", ErrUnknownTool, name)
+	return nil, "", fmt.Errorf("%w: no server exposes %q", kind.unknown, name)
 }
 
-func checkRoutable(row *serverRow, tool string) (*serverRow, string, error) {
+func checkRoutable(row *serverRow, item string, kind itemKind) (*serverRow, string, error) {
 	switch {
 	case !row.ready:
 		return nil, "", fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
-	case !row.exposed[tool]:
-		return nil, "", fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, row.status.Name, tool)
+	case !kind.has(row, item):
+		return nil, "", fmt.Errorf("%w: %q has no %s %q", kind.unknown, row.status.Name, kind.noun, item)
 	}
-	return row, tool, nil
+	return row, item, nil
 }

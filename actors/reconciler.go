@@ -40,6 +40,10 @@ type reconcilerActor struct {
 	timers   map[string]retryTimer // armed retry timers by server
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
+	// subs are the resource subscriptions by URI; reroute says a change
+	// of where URIs route is to be applied to them after the view swap.
+	subs    map[string]*resourceSub
+	reroute bool
 
 	// Of the message being handled: its events and replies, sent after the
 	// view is swapped.
@@ -77,7 +81,7 @@ type (
 	forgetResync struct{ id string }
 )
 
-func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
+func newReconcilerProps(env *environment, view *fleetView, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &reconcilerActor{
 			env:  env,
@@ -85,6 +89,7 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 			log:  env.log.Named("reconciler"),
 			fleet: reconciler.NewFleet(reconciler.FleetOptions{
 				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
+				ConfigPaths: paths,
 			}),
 			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 			sessions: map[uint64]*liveSession{},
@@ -92,6 +97,7 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 			crashed:  map[string]string{},
 			timers:   map[string]retryTimer{},
 			waiters:  map[string]chan<- messages.Event{},
+			subs:     map[string]*resourceSub{},
 		}
 	})
 }
@@ -106,8 +112,14 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.diagnostics})
 	case *sessionReady:
 		r.sessionReady(c, m)
-	case *sessionTools:
-		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.server, Session: m.id, Tools: m.tools})
+	case *sessionCatalog:
+		r.sessionCatalog(c, m)
+	case *sessionResourceUpdated:
+		r.resourceUpdated(m)
+	case *subscribeResource:
+		r.subscribeResource(c, m)
+	case *unsubscribeResource:
+		r.unsubscribeResource(c, m)
 	case *messages.ServerFailed:
 		r.step(c, reconciler.SessionFailed{Now: r.now(), Failure: m, Jitter: r.rng.Float64()})
 	case *sessionStopped:
@@ -146,6 +158,7 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 			r.cancelRetry(e.Server)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
+			r.noteCatalogEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)
 		case reconciler.Reply:
 			r.replies = append(r.replies, e)
@@ -156,6 +169,16 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 // logEvent logs every server state change (operators follow these lines;
 // the error is redacted already).
 func (r *reconcilerActor) logEvent(ev messages.Event) {
+	switch ev := ev.(type) {
+	case *messages.CatalogItemSkipped:
+		r.log.Warn("catalog item too large to expose; skipped", zap.String("server", ev.Server), zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.String("reason", ev.Reason))
+		return
+	case *messages.CatalogConflict:
+		r.log.Warn("two servers claim the same resource; the first in config order owns it", zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.Int("count", ev.Count), zap.String("owner", ev.Winner), zap.String("other", ev.Loser))
+		return
+	}
 	sc, ok := ev.(*messages.ServerStateChanged)
 	if !ok {
 		return
@@ -177,6 +200,7 @@ func (r *reconcilerActor) flush(c actor.Context) {
 	if names, changed := r.fleet.TakeChanged(); changed {
 		r.refreshView(names)
 	}
+	r.rerouteSubscriptions(c)
 	for _, ev := range r.outbox {
 		r.env.journal.publish(ev)
 	}
@@ -212,7 +236,9 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	if ls := r.sessions[m.id]; ls != nil {
 		ls.stderr = m.stderr
 	}
-	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.tools, Transport: m.transport})
+	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
+		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
+		Transport: m.transport})
 }
 
 // armRetry arms a quartz timer whose callback only sends.

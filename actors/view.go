@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -25,8 +26,10 @@ type fleetSnapshot struct {
 	generation, observed uint64
 	configErrors         []messages.Diagnostic
 	rows                 []*serverRow // sorted by name
+	ordered              []*serverRow // the ready rows in config order
 	// prefixed indexes the rows of servers with a non-empty prefix, sorted
-	// by prefix; bare holds those with the empty prefix, sorted by name.
+	// by prefix; bare holds those with the empty prefix, in config order
+	// (which decides who owns a name two of them expose).
 	prefixed, bare []*serverRow
 }
 
@@ -46,6 +49,8 @@ type serverRow struct {
 	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// status.StderrTail (the tail of the last failure) is shown.
 	stderr func() []string
+	// cat is the rest of the catalog, with its indexes.
+	cat rowCatalog
 }
 
 func (v *fleetView) load() *fleetSnapshot {
@@ -77,6 +82,11 @@ func comparePrefix(r *serverRow, p string) int { return strings.Compare(r.status
 
 func compareName(r *serverRow, n string) int { return strings.Compare(r.status.Name, n) }
 
+// compareOrder orders bare rows: config order, then name.
+func compareOrder(r, o *serverRow) int {
+	return cmp.Or(r.cat.order.Compare(o.cat.order), strings.Compare(r.status.Name, o.status.Name))
+}
+
 // reindex replaces old (nil for a new server) by row (nil for a removed
 // one) in a prefix index, keeping it sorted; idx is already a copy.
 func reindex(prefixed, bare []*serverRow, old, row *serverRow) ([]*serverRow, []*serverRow) {
@@ -89,7 +99,7 @@ func reindex(prefixed, bare []*serverRow, old, row *serverRow) ([]*serverRow, []
 	}
 	if row != nil && row.named {
 		if row.status.Prefix == "" {
-			i, _ := slices.BinarySearchFunc(bare, row.status.Name, compareName)
+			i, _ := slices.BinarySearchFunc(bare, row, compareOrder)
 			bare = slices.Insert(bare, i, row)
 		} else if i, ok := slices.BinarySearchFunc(prefixed, row.status.Prefix, comparePrefix); ok {
 			// Prefixes are unique in one desired state; a row that still
@@ -139,6 +149,7 @@ func (r *reconcilerActor) refreshView(names []string) {
 		rows:         rows,
 		prefixed:     prefixed,
 		bare:         bare,
+		ordered:      byOrder(rows),
 	})
 }
 
@@ -151,7 +162,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout}
+	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr)}
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout
 	}

@@ -7,12 +7,17 @@ type ServerStatus struct {
 	Name string `json:"name"`
 	// Prefix is what the server's tools are exposed under (see
 	// ServerSpec.Prefix); empty for an entry that does not run.
-	Prefix     string    `json:"prefix"`
-	Transport  Transport `json:"transport"`
-	State      State     `json:"state"`
-	PID        int       `json:"pid"`
-	Session    uint64    `json:"session"`
-	Tools      int       `json:"tools"`
+	Prefix    string    `json:"prefix"`
+	Transport Transport `json:"transport"`
+	State     State     `json:"state"`
+	PID       int       `json:"pid"`
+	Session   uint64    `json:"session"`
+	Tools     int       `json:"tools"`
+	// Prompts, Resources and Templates count the exposed catalog while
+	// ready (zero otherwise), like Tools.
+	Prompts    int       `json:"prompts"`
+	Resources  int       `json:"resources"`
+	Templates  int       `json:"resourceTemplates"`
 	Attempt    int       `json:"attempt"`
 	Restarts   int       `json:"restarts"`
 	LastError  string    `json:"lastError"`
@@ -31,4 +36,7 @@ type Status struct {
 	ObservedGeneration uint64         `json:"observedGeneration"`
 	Servers            []ServerStatus `json:"servers"`
 	ConfigErrors       []Diagnostic   `json:"configErrors"`
+	// Failed is set once the Supervisor has failed (Supervisor.Err): the
+	// rows are the last ones seen, and nothing is supervised any more.
+	Failed string `json:"failed,omitempty"`
 }

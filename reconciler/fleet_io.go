@@ -40,6 +40,12 @@ type SessionReady struct {
 	// Transport is the transport that worked, when it is not the spec's
 	// (an http entry that fell back to HTTP+SSE); empty means the spec's.
 	Transport messages.Transport
+	// Prompts, Resources and Templates are the rest of its catalog;
+	// Skipped the items it listed that were too large to expose.
+	Prompts   []messages.Prompt
+	Resources []messages.Resource
+	Templates []messages.ResourceTemplate
+	Skipped   []messages.CatalogItemSkipped
 }
 
 // SessionTools reports a ready session's new tool list (after list_changed).

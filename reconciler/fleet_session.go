@@ -72,7 +72,7 @@ func (f *Fleet) sessionStopped(m SessionStopped) {
 	if s.state == messages.StateStopping {
 		f.transition(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.Session })
 		delete(f.servers, m.Server)
-		f.announceUntrusted(m.Server)
+		f.announceEntry(m.Server)
 	}
 }
 
@@ -103,6 +103,7 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	s.cur.ready, s.cur.pid, s.cur.transport = true, m.PID, m.Transport
 	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
 	s.tools = m.Tools
+	s.catalog = serverCatalog{prompts: stampPrompts(m.Prompts, s.spec.Prefix), resources: m.Resources, templates: m.Templates}
 	reason := "connected"
 	if s.cur.reason != "" {
 		reason = s.cur.reason
@@ -112,6 +113,8 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	}
 	f.transition(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.PID })
 	f.publishTools(s, prev)
+	f.publishSkipped(m.Skipped)
+	f.publishCatalog(s)
 }
 
 func (f *Fleet) sessionTools(m SessionTools) {
@@ -170,8 +173,9 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
 	var loop bool
 	loop, s.failures = f.opts.CrashLoop.Exceeded(append(s.failures, f.now), f.now)
-	s.tools = nil
+	s.tools, s.catalog = nil, serverCatalog{}
 	f.publishTools(s, prev) // a dead server exposes nothing
+	f.publishCatalog(s)
 	f.cancelRetry(s)
 	var reason string
 	switch {

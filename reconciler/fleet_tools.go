@@ -26,6 +26,20 @@ func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Too
 	return out
 }
 
+// stampPrompts returns prompts, each stamped with the server's exposed
+// prefix: the list itself when every prompt already has it, else a copy
+// (lists a session sent are never mutated).
+func stampPrompts(prompts []messages.Prompt, prefix string) []messages.Prompt {
+	if !slices.ContainsFunc(prompts, func(p messages.Prompt) bool { return p.Prefix != prefix }) {
+		return prompts
+	}
+	out := slices.Clone(prompts)
+	for i := range out {
+		out[i].Prefix = prefix
+	}
+	return out
+}
+
 // diffTools names the tools added, removed and changed (same name, other
 // hash or another exposed prefix) between two sorted tool lists.
 func diffTools(old, new []messages.Tool) (added, removed, changed []string) {

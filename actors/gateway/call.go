@@ -14,8 +14,9 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 )
 
-// handler routes calls of one exposed tool to the fleet.
-func (g *Gateway) handler(server, name string) mcp.ToolHandler {
+// handler routes calls of one exposed tool (server's tool, named
+// qualified across the fleet, exposed as exposed) to the fleet.
+func (g *Gateway) handler(server, qualified, exposed string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// The raw arguments go upstream as they came; none (or null)
 		// goes as {} (the go-sdk client's default).
@@ -23,12 +24,12 @@ func (g *Gateway) handler(server, name string) mcp.ToolHandler {
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 			args = req.Params.Arguments
 		}
-		res, err := g.src.CallTool(ctx, name, args)
+		res, err := g.src.CallTool(ctx, qualified, args)
 		if err != nil {
 			if ctx.Err() == nil {
-				g.log.Debug("tool call failed", zap.String("tool", name), zap.Error(err))
+				g.log.Debug("tool call failed", zap.String("tool", exposed), zap.Error(err))
 			}
-			return mapCallError(server, name, err)
+			return mapCallError(server, exposed, err)
 		}
 		return passThrough(server, res), nil
 	}

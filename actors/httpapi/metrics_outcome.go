@@ -20,12 +20,16 @@ const (
 	OutcomeBadName       CallOutcome = "bad_name"
 	OutcomeUnknownServer CallOutcome = "unknown_server"
 	OutcomeUnknownTool   CallOutcome = "unknown_tool"
+	OutcomeUnknownPrompt CallOutcome = "unknown_prompt"
+	OutcomeUnknownURI    CallOutcome = "unknown_resource"
+	OutcomeBadReference  CallOutcome = "bad_reference"
 	OutcomeNotReady      CallOutcome = "not_ready"
 	OutcomeUpstream      CallOutcome = "upstream_error"
 	OutcomeTimeout       CallOutcome = "timeout"
 	OutcomeCanceled      CallOutcome = "canceled"
 	OutcomeClosed        CallOutcome = "closed"
-	OutcomeError         CallOutcome = "error" // anything else
+	OutcomeFailed        CallOutcome = "failed" // the supervisor failed
+	OutcomeError         CallOutcome = "error"  // anything else
 )
 
 // callErrors maps the supervisor's call errors, in the order they are
@@ -38,7 +42,11 @@ var callErrors = []struct {
 	{actors.ErrBadToolName, OutcomeBadName, http.StatusBadRequest},
 	{actors.ErrUnknownServer, OutcomeUnknownServer, http.StatusNotFound},
 	{actors.ErrUnknownTool, OutcomeUnknownTool, http.StatusNotFound},
+	{actors.ErrUnknownPrompt, OutcomeUnknownPrompt, http.StatusNotFound},
+	{actors.ErrUnknownResource, OutcomeUnknownURI, http.StatusNotFound},
+	{actors.ErrBadReference, OutcomeBadReference, http.StatusBadRequest},
 	{actors.ErrClosed, OutcomeClosed, http.StatusServiceUnavailable},
+	{actors.ErrFailed, OutcomeFailed, http.StatusServiceUnavailable},
 	{actors.ErrCanceled, OutcomeCanceled, http.StatusServiceUnavailable},
 	{actors.ErrNotReady, OutcomeNotReady, http.StatusServiceUnavailable},
 	{actors.ErrCallTimeout, OutcomeTimeout, http.StatusGatewayTimeout},

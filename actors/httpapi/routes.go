@@ -15,6 +15,11 @@ func (s *Server) routes(g guard) http.Handler {
 	mux.Handle("/api/v1/status", g.wrap(only(http.MethodGet, http.HandlerFunc(s.status))))
 	mux.Handle("/api/v1/tools", g.wrap(only(http.MethodGet, http.HandlerFunc(s.tools))))
 	mux.Handle("/api/v1/tools/call", g.wrap(only(http.MethodPost, http.HandlerFunc(s.callTool))))
+	mux.Handle("/api/v1/prompts", g.wrap(only(http.MethodGet, http.HandlerFunc(s.prompts))))
+	mux.Handle("/api/v1/prompts/get", g.wrap(only(http.MethodPost, http.HandlerFunc(s.getPrompt))))
+	mux.Handle("/api/v1/resources", g.wrap(only(http.MethodGet, http.HandlerFunc(s.resources))))
+	mux.Handle("/api/v1/resources/templates", g.wrap(only(http.MethodGet, http.HandlerFunc(s.resourceTemplates))))
+	mux.Handle("/api/v1/resources/read", g.wrap(only(http.MethodPost, http.HandlerFunc(s.readResource))))
 	mux.Handle("/api/v1/resync", g.wrap(only(http.MethodPost, http.HandlerFunc(s.resync))))
 	mux.Handle("/api/v1/events", g.wrap(only(http.MethodGet, http.HandlerFunc(s.events))))
 	mux.Handle("/", g.wrap(http.HandlerFunc(notFound)))
@@ -41,7 +46,13 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, msg)
 }
 
+// healthz answers 200 while the fleet is supervised, and 503 with the
+// reason once it is not (a core actor failed, or it is shutting down).
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	if err := s.fleet.Err(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "failed", "error": err.Error()})
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 

@@ -12,10 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"go.uber.org/zap"
-
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -39,6 +38,7 @@ type serveFlags struct {
 	tokenFile    string
 	noAuth       bool
 	allowOrigins stringList
+	names        gateway.Names
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -50,6 +50,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "address for HTTP (implies --transport http); loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
 	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
+	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (server__tool, or the server's configured prefix) or bare (as each server names them; of two servers with one name, the first in config order wins)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -59,6 +60,10 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if err := listenImpliesHTTP(fs, &f); err != nil {
 		return f, err
+	}
+	var err error
+	if f.names, err = gateway.ParseNames(*names); err != nil {
+		return f, fmt.Errorf("--names: %w", err)
 	}
 	switch f.transport {
 	case "stdio":
@@ -71,6 +76,16 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
 	return f, nil
+}
+
+// homeOr is home, or the user's home directory when home is empty (as
+// actors.Options defaults it).
+func homeOr(home string) string {
+	if home != "" {
+		return home
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // listenImpliesHTTP makes --listen alone mean --transport http: an
@@ -152,15 +167,33 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 		return ExitFailed
 	}
-	// Subscribe before the gateway loads the fleet's tools: every change
-	// after the load is in the subscription.
-	sub := sup.Subscribe(4096)
-	gw := gateway.New(sup, log.Named("gateway"))
+	// Follow before the gateway loads the fleet's catalog: every change
+	// after the load is in the feed.
+	feed := sup.Follow(actors.Live, 4096)
+	// Of two servers claiming one name, URI or URI template, the one
+	// declared first wins: the gateway ranks them by these files.
+	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
+	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order))
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		gw.Run(follow, sub.C)
+		gw.Run(follow, feed.C)
+	}()
+	// A failed supervisor ends the serving as a signal would.
+	ctx, stopServing := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		select {
+		case <-sup.Done():
+			stopServing()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		stopServing()
+		<-watching
 	}()
 
 	configs := strings.Join(f.configs, ", ")
@@ -184,7 +217,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		serveErr = gw.ServeStdio(ctx, io.Stdin, io.Stdout)
 	}
 
+	failed := sup.Err() // nil unless a core actor failed
 	switch {
+	case failed != nil:
+		serveErr = nil // the failure is the one line to say
 	case ctx.Err() != nil:
 		fmt.Fprintln(io.Stderr, "mcpvisor serve: signal received; stopping every server")
 	case serveErr == nil:
@@ -193,13 +229,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// Clients are gone: stop following, then stop every server.
 	stopFollowing()
 	<-followed
-	sub.Close()
-	if n := sub.Dropped(); n > 0 {
-		log.Warn("gateway fell behind the fleet's events", zap.Uint64("dropped", n))
-	}
+	feed.Close()
 	closeErr := sup.Close()
 	code := ExitOK
-	for _, err := range []error{serveErr, closeErr} {
+	for _, err := range []error{failed, serveErr, closeErr} {
 		if err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 			code = ExitFailed

@@ -15,6 +15,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
 func TestServeFlags(t *testing.T) {
@@ -28,6 +31,7 @@ func TestServeFlags(t *testing.T) {
 		wantTransport string
 		wantListen    string
 		wantConfigs   []string
+		wantNames     gateway.Names
 		wantErr       string
 	}{
 		{name: "defaults", lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen, wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
@@ -42,6 +46,11 @@ func TestServeFlags(t *testing.T) {
 		{name: "listen with stdio", args: []string{"--transport", "stdio", "--listen", "127.0.0.1:0"}, lookup: noEnv, wantErr: "--listen is for --transport http"},
 		{name: "unknown transport", args: []string{"--transport", "sse"}, lookup: noEnv, wantErr: `--transport "sse"`},
 		{name: "arguments", args: []string{"x.json"}, lookup: noEnv, wantErr: "serve takes no arguments"},
+		{name: "bare names", args: []string{"--names", "bare"}, lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen,
+			wantConfigs: []string{".mcp.json", "~/.mcp.json"}, wantNames: gateway.NamesBare},
+		{name: "prefixed names", args: []string{"--names", "prefixed"}, lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen,
+			wantConfigs: []string{".mcp.json", "~/.mcp.json"}, wantNames: gateway.NamesPrefixed},
+		{name: "unknown names", args: []string{"--names", "short"}, lookup: noEnv, wantErr: `names "short": use prefixed or bare`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,6 +71,13 @@ func TestServeFlags(t *testing.T) {
 			if diff := cmp.Diff(tt.wantConfigs, []string(f.configs)); diff != "" {
 				t.Errorf("configs (-want +got):\n%s", diff)
 			}
+			want := tt.wantNames
+			if want == "" {
+				want = gateway.NamesPrefixed
+			}
+			if f.names != want {
+				t.Errorf("names %q, want %q (prefixed is the default)", f.names, want)
+			}
 		})
 	}
 }
@@ -81,8 +97,7 @@ func TestServe_NonLoopbackListenRefused(t *testing.T) {
 // carries nothing but MCP, even with debug logs on.
 func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stderr := &serveLog{}
@@ -119,8 +134,7 @@ func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 // even with a client connected.
 func TestServe_HTTPStopsOnSignal(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	sig, interrupt := context.WithCancel(ctx)
 	state := t.TempDir()
 	stderr := &serveLog{}
