@@ -1,7 +1,9 @@
 package actors_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -127,5 +129,112 @@ func TestSupervisor_BadAndUnknownNames(t *testing.T) {
 		if _, err := sup.CallTool(ctx, name, nil); !errors.Is(err, want) {
 			t.Errorf("call %q: %v, want %v", name, err, want)
 		}
+	}
+}
+
+// whoServer is an in-memory server whose tool "which" and prompt "greet"
+// both answer with who, so a test sees where a name was routed.
+func whoServer(who string) func() *mcp.Server {
+	return func() *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: who, Version: "1"}, &mcp.ServerOptions{
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Prompts: &mcp.PromptCapabilities{ListChanged: true}},
+			CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{who}}}, nil
+			},
+		})
+		srv.AddTool(tool("which", "w"), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: who}}}, nil
+		})
+		srv.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: who}}}}, nil
+		})
+		return srv
+	}
+}
+
+// Prompts are named as tools are: under the server's exposed prefix (a
+// prefix field included), or bare for "prefix": "". A name two bare
+// servers expose goes to the one declared first in config order (zeta,
+// though it sorts last), as the gateway ranks them; a changed prefix
+// re-announces the prompts as changed and renames them live.
+func TestSupervisor_PromptsRouteByExposedPrefix(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, map[string]func() *mcp.Server{
+		"github": whoServer("github"), "zeta": whoServer("zeta"), "alpha": whoServer("alpha"),
+	})
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(githubPrefix string) {
+		t.Helper()
+		data := `{"mcpServers": {
+  "zeta": {"command": "in-memory", "prefix": ""},
+  "alpha": {"command": "in-memory", "prefix": ""},
+  "github": {"command": "in-memory", "prefix": "` + githubPrefix + `"}
+}}`
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("gh")
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{path}})
+	for _, name := range []string{"github", "zeta", "alpha"} {
+		rec.WaitState(ctx, 0, name, messages.StateReady)
+	}
+	for _, p := range sup.Prompts() {
+		if want := map[string]string{"github": "gh"}[p.Server]; p.Prefix != want {
+			t.Fatalf("prompt %+v, want prefix %q", p, want)
+		}
+	}
+	greet := func(name string) (string, error) {
+		res, err := sup.GetPrompt(ctx, name, nil)
+		if err != nil {
+			return "", err
+		}
+		return res.Messages[0].Content.(*mcp.TextContent).Text, nil
+	}
+	complete := func(name string) (string, error) {
+		res, err := sup.Complete(ctx, &mcp.CompleteReference{Type: "ref/prompt", Name: name}, mcp.CompleteParamsArgument{Name: "x"}, nil)
+		if err != nil {
+			return "", err
+		}
+		return res.Completion.Values[0], nil
+	}
+	for name, want := range map[string]string{"gh__greet": "github", "greet": "zeta"} {
+		if got, err := greet(name); err != nil || got != want {
+			t.Errorf("GetPrompt(%q) = %q, %v; want %s's", name, got, err, want)
+		}
+		if got, err := complete(name); err != nil || got != want {
+			t.Errorf("Complete(%q) = %q, %v; want %s's", name, got, err, want)
+		}
+	}
+	if res, err := sup.CallTool(ctx, "which", nil); err != nil || testkit.Text(res) != "zeta" {
+		t.Errorf("CallTool(which) = %v, %v; want zeta's (declared first)", res, err)
+	}
+	for name, want := range map[string]error{
+		"github__greet": actors.ErrUnknownPrompt, // the server's name is not its prefix
+		"gh__nope":      actors.ErrUnknownPrompt,
+		"nope":          actors.ErrUnknownPrompt,
+	} {
+		if _, err := greet(name); !errors.Is(err, want) {
+			t.Errorf("GetPrompt(%q): %v, want %v", name, err, want)
+		}
+	}
+
+	mark := rec.Len()
+	write("hub")
+	reload(t, ctx, sup, rec)
+	_, ev := rec.WaitFor(ctx, mark, "prompts renamed", func(e messages.Event) bool {
+		pc, ok := e.(*messages.PromptsChanged)
+		return ok && pc.Server == "github" && len(pc.Prompts) == 1 && pc.Prompts[0].Prefix == "hub"
+	})
+	if pc := ev.(*messages.PromptsChanged); len(pc.Changed) != 1 || pc.Changed[0] != "greet" {
+		t.Errorf("rename event %+v, want greet changed", pc)
+	}
+	if got, err := greet("hub__greet"); err != nil || got != "github" {
+		t.Errorf("GetPrompt under the new prefix = %q, %v", got, err)
+	}
+	if _, err := greet("gh__greet"); err == nil {
+		t.Error("the old exposed name still routes")
 	}
 }
