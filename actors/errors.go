@@ -19,7 +19,7 @@ var (
 	// that URI and no resource template matching it).
 	ErrUnknownResource = errors.New("resource not exposed")
 	// ErrBadReference: a completion reference that is neither a prompt
-	// (ref/prompt with a server__prompt name) nor a resource (ref/resource
+	// (ref/prompt with a prefix__prompt name) nor a resource (ref/resource
 	// with a URI or URI template).
 	ErrBadReference = errors.New("bad completion reference")
 	// ErrUpstream: the server or the transport failed the call.

@@ -114,7 +114,7 @@ func promptText(t *testing.T, res *mcp.GetPromptResult) string {
 	return tc.Text
 }
 
-// Prompts are exposed as server__prompt with their arguments, gets are
+// Prompts are exposed as prefix__prompt with their arguments, gets are
 // routed to the owning server with the client's arguments, and every
 // change, removals included, is a prompts/list_changed, on both protocols.
 func TestGateway_PromptsListedAndGot(t *testing.T) {
