@@ -230,7 +230,7 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 }
 
 // announceEntry publishes, once a server is gone, the state of its entry
-// if the entry is invalid or untrusted.
+// if the entry is invalid, untrusted or needs input.
 func (f *Fleet) announceEntry(name string) {
 	if inv, ok := f.invalid[name]; ok {
 		f.emit(&messages.ServerStateChanged{
