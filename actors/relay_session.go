@@ -6,6 +6,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,6 +36,10 @@ type sessionRelay struct {
 	redactor *reconciler.Redactor
 	logs     *logLimiter
 
+	// counted: the connection's reads are counted (relay_order.go), so
+	// calls can wait for their progress to be handled.
+	counted atomic.Bool
+
 	mu     sync.Mutex
 	next   uint64
 	calls  map[uint64]*inflightCall // by call number
@@ -49,6 +54,11 @@ type inflightCall struct {
 	progress func(messages.Progress)
 	// reset restarts the call's timeout (resetTimeoutOnProgress), or nil.
 	reset func()
+	// read and handled count the call's progress notifications as the
+	// connection read them and as they were relayed; changed is closed
+	// and replaced whenever handled grows. Guarded by the relay's mu.
+	read, handled int
+	changed       chan struct{}
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -66,12 +76,13 @@ func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64,
 
 // begin registers a call about to be sent; the returned context marks it
 // (inCallKey), token is the progress token to send ("" if the caller
-// wants no progress), and end must be called once the call returned.
-func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (callCtx context.Context, token string, end func()) {
+// wants no progress), and end must be called once the call returned and
+// drained.
+func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (c *inflightCall, token string, end func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	c := &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset}
+	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, changed: make(chan struct{})}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
@@ -80,7 +91,7 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 		token = "mcpvisor-" + strconv.FormatUint(c.n, 10)
 		r.tokens[token] = c
 	}
-	return c.ctx, token, func() {
+	return c, token, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		delete(r.calls, c.n)
@@ -107,6 +118,41 @@ func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificati
 		c.reset()
 	}
 	c.progress(messages.Progress{Server: r.server, Progress: p.Progress, Total: p.Total, Message: r.redactor.Redact(p.Message)})
+	r.mu.Lock()
+	c.handled++
+	close(c.changed)
+	c.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// progressRead counts a progress notification the connection read.
+func (r *sessionRelay) progressRead(token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.tokens[token]; c != nil {
+		c.read++
+	}
+}
+
+// drain waits, after a call returned, until every progress notification
+// read before its response was relayed (see relay_order.go), or ctx ends.
+func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
+	if c.progress == nil || !r.counted.Load() {
+		return
+	}
+	for {
+		r.mu.Lock()
+		caught, changed := c.handled >= c.read, c.changed
+		r.mu.Unlock()
+		if caught {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // callContext returns the context a server-to-client request is handled

@@ -260,7 +260,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := client.Connect(dctx, cn.transport, nil)
+	cs, err := client.Connect(dctx, s.relay.orderedTransport(cn.transport), nil)
 	var tools []messages.Tool
 	if err == nil {
 		tools, err = listTools(dctx, s.spec.Name, cs)
@@ -507,9 +507,10 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		ctx, token, end := relay.begin(ctx, m.opts, reset)
+		inCall, token, end := relay.begin(ctx, m.opts, reset)
 		defer end()
-		res, err := cs.CallTool(ctx, callParams(cs, m, token, level))
+		res, err := cs.CallTool(inCall.ctx, callParams(cs, m, token, level))
+		relay.drain(ctx, inCall)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:
