@@ -79,6 +79,7 @@ func (r *sessionRelay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequ
 // call goes with that call's context; older servers log for the whole
 // session, and their messages go with none.
 func (r *sessionRelay) onLog(reqCtx context.Context, req *mcp.LoggingMessageRequest) {
+	defer r.relayed()
 	p := req.Params
 	if p == nil {
 		return

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,10 +10,10 @@ import (
 // A server sends a call's notifications/progress before its response, but
 // the go-sdk hands the response to the caller as soon as it is read and
 // the notifications to a handler goroutine that may not have run yet: the
-// call could end, and its last notifications be dropped, before they were
-// relayed. So the session counts, as it reads them, the progress
-// notifications of each of its tokens, and a call ends only once every
-// one read before its response was handled (sessionRelay.drain).
+// call could end, and its last notifications be dropped or given to no
+// call, before they were relayed. So the session counts the progress and
+// log notifications it reads, and a call ends only once every one read
+// before its response was handled (sessionRelay.drain).
 //
 // Counting needs the connection's reads, so the transport is wrapped. The
 // streamable HTTP client's connection cannot be: the go-sdk tells it of
@@ -30,6 +29,10 @@ func (r *sessionRelay) orderedTransport(t mcp.Transport) mcp.Transport {
 	}
 	return &readCounting{Transport: t, relay: r}
 }
+
+// relayedNotifications are the notifications whose handlers count
+// themselves handled (sessionRelay.relayed).
+var relayedNotifications = map[string]bool{"notifications/progress": true, "notifications/message": true}
 
 type readCounting struct {
 	mcp.Transport
@@ -52,15 +55,8 @@ type countingConn struct {
 
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" && !req.IsCall() {
-		var p struct {
-			Token any `json:"progressToken"`
-		}
-		if json.Unmarshal(req.Params, &p) == nil {
-			if token, ok := p.Token.(string); ok {
-				c.relay.progressRead(token)
-			}
-		}
+	if req, ok := msg.(*jsonrpc.Request); ok && relayedNotifications[req.Method] && !req.IsCall() {
+		c.relay.read.Add(1)
 	}
 	return msg, err
 }

@@ -37,11 +37,17 @@ type sessionRelay struct {
 	logs     *logLimiter
 
 	// counted: the connection's reads are counted (relay_order.go), so
-	// calls can wait for their progress to be handled.
+	// calls can wait for what came before their response to be relayed.
+	// read counts the relayed notifications (progress, log messages) the
+	// connection read; handled those relayed, changed is closed and
+	// replaced whenever handled grows (both under mu).
 	counted atomic.Bool
+	read    atomic.Uint64
 
-	mu     sync.Mutex
-	next   uint64
+	mu      sync.Mutex
+	handled uint64
+	changed chan struct{}
+	next    uint64
 	calls  map[uint64]*inflightCall // by call number
 	tokens map[string]*inflightCall // by upstream progress token
 }
@@ -54,11 +60,6 @@ type inflightCall struct {
 	progress func(messages.Progress)
 	// reset restarts the call's timeout (resetTimeoutOnProgress), or nil.
 	reset func()
-	// read and handled count the call's progress notifications as the
-	// connection read them and as they were relayed; changed is closed
-	// and replaced whenever handled grows. Guarded by the relay's mu.
-	read, handled int
-	changed       chan struct{}
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -68,7 +69,8 @@ type inCallKey struct{}
 func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor *reconciler.Redactor) *sessionRelay {
 	return &sessionRelay{
 		env: env, server: spec.Name, session: session, redactor: redactor,
-		logs:   newLogLimiter(env.clock),
+		logs:    newLogLimiter(env.clock),
+		changed: make(chan struct{}),
 		calls:  map[uint64]*inflightCall{},
 		tokens: map[string]*inflightCall{},
 	}
@@ -82,7 +84,7 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, changed: make(chan struct{})}
+	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
@@ -103,6 +105,7 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 
 // onProgress hands an upstream notifications/progress to its call.
 func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	defer r.relayed()
 	p := req.Params
 	token, ok := p.ProgressToken.(string)
 	if !ok {
@@ -118,31 +121,29 @@ func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificati
 		c.reset()
 	}
 	c.progress(messages.Progress{Server: r.server, Progress: p.Progress, Total: p.Total, Message: r.redactor.Redact(p.Message)})
-	r.mu.Lock()
-	c.handled++
-	close(c.changed)
-	c.changed = make(chan struct{})
-	r.mu.Unlock()
 }
 
-// progressRead counts a progress notification the connection read.
-func (r *sessionRelay) progressRead(token string) {
+// relayed counts one relayed notification as handled.
+func (r *sessionRelay) relayed() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c := r.tokens[token]; c != nil {
-		c.read++
-	}
+	r.handled++
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
-// drain waits, after a call returned, until every progress notification
-// read before its response was relayed (see relay_order.go), or ctx ends.
-func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
-	if c.progress == nil || !r.counted.Load() {
+// drain waits, after a call returned, until every relayed notification
+// read before its response (and perhaps a few after) was handled, so
+// that the call is still in flight while they are (see relay_order.go);
+// or until ctx ends.
+func (r *sessionRelay) drain(ctx context.Context) {
+	if !r.counted.Load() {
 		return
 	}
+	target := r.read.Load()
 	for {
 		r.mu.Lock()
-		caught, changed := c.handled >= c.read, c.changed
+		caught, changed := r.handled >= target, r.changed
 		r.mu.Unlock()
 		if caught {
 			return

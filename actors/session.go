@@ -510,7 +510,7 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		inCall, token, end := relay.begin(ctx, m.opts, reset)
 		defer end()
 		res, err := cs.CallTool(inCall.ctx, callParams(cs, m, token, level))
-		relay.drain(ctx, inCall)
+		relay.drain(ctx)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:
