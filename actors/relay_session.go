@@ -48,8 +48,8 @@ type sessionRelay struct {
 	handled uint64
 	changed chan struct{}
 	next    uint64
-	calls  map[uint64]*inflightCall // by call number
-	tokens map[string]*inflightCall // by upstream progress token
+	calls   map[uint64]*inflightCall // by call number
+	tokens  map[string]*inflightCall // by upstream progress token
 }
 
 // inflightCall is one call the session is serving.
@@ -71,8 +71,8 @@ func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64,
 		env: env, server: spec.Name, session: session, redactor: redactor,
 		logs:    newLogLimiter(env.clock),
 		changed: make(chan struct{}),
-		calls:  map[uint64]*inflightCall{},
-		tokens: map[string]*inflightCall{},
+		calls:   map[uint64]*inflightCall{},
+		tokens:  map[string]*inflightCall{},
 	}
 }
 
