@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/coder/quartz"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -141,6 +144,7 @@ func (r *sessionRelay) drain(ctx context.Context) {
 		return
 	}
 	target := r.read.Load()
+	var bound *quartz.Timer
 	for {
 		r.mu.Lock()
 		caught, changed := r.handled >= target, r.changed
@@ -148,13 +152,24 @@ func (r *sessionRelay) drain(ctx context.Context) {
 		if caught {
 			return
 		}
+		if bound == nil {
+			// Only a call that has something left to wait for arms it.
+			bound = r.env.clock.NewTimer(maxDrain, "relay", "drain")
+			defer bound.Stop()
+		}
 		select {
 		case <-changed:
+		case <-bound.C:
+			return
 		case <-ctx.Done():
 			return
 		}
 	}
 }
+
+// maxDrain bounds how long a returned call waits for the notifications
+// read before its response (see relay_order.go).
+const maxDrain = time.Second
 
 // callContext returns the context a server-to-client request is handled
 // under: the context of the call it belongs to (see sessionRelay), ended
