@@ -16,21 +16,17 @@ import (
 // sampling and elicitation when the embedder set Options.Sampling or
 // Options.Elicitation (the gateway sets both in `serve`), roots when the
 // server's config lists roots or the embedder set Options.Roots.
-// Notifications (progress, log messages) need no capability.
-func (r *sessionRelay) clientOptions(roots bool, onToolsChanged func()) *mcp.ClientOptions {
+// Notifications (progress, log messages) need no capability. o holds the
+// session's other handlers (the catalog's); it is completed and returned.
+func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	if roots {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
-	o := &mcp.ClientOptions{
-		Logger:       r.env.slog("mcp"),
-		Capabilities: caps,
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			onToolsChanged()
-		},
-		ProgressNotificationHandler: r.onProgress,
-		LoggingMessageHandler:       r.onLog,
-	}
+	o.Logger = r.env.slog("mcp")
+	o.Capabilities = caps
+	o.ProgressNotificationHandler = r.onProgress
+	o.LoggingMessageHandler = r.onLog
 	if r.env.opts.Sampling != nil {
 		o.CreateMessageHandler = r.onSampling
 	}

@@ -77,3 +77,41 @@ func TestRelay_ProgressAllDeliveredBeforeTheCallReturns(t *testing.T) {
 		check(t, callWithProgress(t, ctx, sup, "up", steps))
 	})
 }
+
+// GetPrompt and ReadResource take the same options: progress from the
+// server reaches the callback before they return.
+func TestRelay_ProgressOfPromptsAndReads(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	report := func(ctx context.Context, ss *mcp.ServerSession, token any) {
+		if token != nil {
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 1})
+		}
+	}
+	srv := func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+		s.AddPrompt(&mcp.Prompt{Name: "p"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			report(ctx, req.Session, req.Params.GetProgressToken())
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+		})
+		s.AddResource(&mcp.Resource{URI: "example://r", Name: "r"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			report(ctx, req.Session, req.Params.GetProgressToken())
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "example://r", Text: "r"}}}, nil
+		})
+		return s
+	}
+	f := newFleet(t, map[string]func() *mcp.Server{"slow": srv})
+	sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{ConfigPaths: []string{configFor(t, "slow")}})
+	rec.WaitState(ctx, 0, "slow", messages.StateReady)
+	var got []string
+	progress := actors.WithProgress(func(p messages.Progress) { got = append(got, p.Server) })
+	if _, err := sup.GetPrompt(ctx, "slow__p", nil, progress); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sup.ReadResource(ctx, "example://r", progress); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("got %d progress notifications, want one from each: %v", len(got), got)
+	}
+}

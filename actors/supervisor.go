@@ -102,7 +102,7 @@ func (a *rootActor) Receive(c actor.Context) {
 		return
 	}
 	p := PIDs{Root: c.Self()}
-	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view), "reconciler")
+	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view, a.paths), "reconciler")
 	p.Config = c.SpawnPrefix(newConfigProps(a.env, p.Reconciler, a.paths), "config")
 	if !a.env.opts.DisableWatch {
 		p.Watcher = c.SpawnPrefix(newWatcherProps(a.env, p.Config, a.paths), "watcher")
