@@ -186,7 +186,7 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *probeResult:
 		s.probed(c, m)
 	case *setLogLevel:
-		s.applyLogLevel(m.level)
+		s.applyLogLevel(m.level, m.done)
 	case *updateRoots:
 		s.updateRoots(m)
 	case *refreshRoots:
@@ -214,7 +214,7 @@ func (s *sessionActor) start(c actor.Context) {
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
 		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
-	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.declineUnadvertised)
+	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent
@@ -374,7 +374,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
 	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
-	s.applyLogLevel(s.env.upstreamLogLevel())
+	s.applyLogLevel(s.env.upstreamLogLevel(), nil)
 	if kinds := s.relistPending; kinds != 0 {
 		s.relistPending = 0
 		s.relist(c, kinds)
