@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/coder/quartz"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
@@ -113,5 +114,46 @@ func TestRelay_ProgressOfPromptsAndReads(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Errorf("got %d progress notifications, want one from each: %v", len(got), got)
+	}
+}
+
+// SetLogLevel reaches a server on protocol 2025-11-25 as logging/setLevel
+// before it returns; the server's messages go to Options.Logging (all of
+// a call's before the call returns) and, as server.log, to the journal.
+func TestRelay_SetLogLevelReachesTheServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	srv := twoWayServer()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeConfig(t, path, map[string]any{"up": map[string]any{"type": "http", "url": hs.URL}})
+	var mu sync.Mutex
+	var got []string
+	opts := actors.Options{ConfigPaths: []string{path}, Logging: func(_ context.Context, server string, p *mcp.LoggingMessageParams) {
+		mu.Lock()
+		got = append(got, server+" "+string(p.Level))
+		mu.Unlock()
+	}}
+	sup, rec := startWithDial(t, quartz.NewMock(t), func(messages.ServerSpec) (mcp.Transport, error) { return nil, nil }, opts)
+	rec.WaitState(ctx, 0, "up", messages.StateReady)
+	if err := sup.SetLogLevel(ctx, "error"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sup.CallTool(ctx, "up__log", map[string]any{"message": "m"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	want := []string{"up error", "up critical", "up alert", "up emergency"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log messages (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	_, e := rec.WaitFor(ctx, 0, "server.log", func(e messages.Event) bool { _, ok := e.(*messages.ServerLogged); return ok })
+	if l := e.(*messages.ServerLogged); l.Server != "up" || l.Level != "error" || l.Data != "m" {
+		t.Errorf("first server.log: %+v", l)
+	}
+	if err := sup.SetLogLevel(ctx, "loud"); err == nil {
+		t.Error("SetLogLevel took a level that is not one")
 	}
 }
