@@ -33,6 +33,16 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 	if r.env.opts.Elicitation != nil {
 		o.ElicitationHandler = r.onElicitation
 	}
+	// What the go-sdk will advertise, for calls that narrow it to their
+	// caller's (WithClientCapabilities).
+	adv := *caps
+	if o.CreateMessageHandler != nil {
+		adv.Sampling = &mcp.SamplingCapabilities{}
+	}
+	if o.ElicitationHandler != nil {
+		adv.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+	}
+	r.advertised = &adv
 	return o
 }
 

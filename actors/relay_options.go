@@ -3,6 +3,8 @@ package actors
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -11,8 +13,9 @@ type CallOption func(*callOptions)
 
 // callOptions are what the options of one call set.
 type callOptions struct {
-	progress func(messages.Progress)
-	logLevel string
+	progress   func(messages.Progress)
+	logLevel   string
+	callerCaps *mcp.ClientCapabilities
 }
 
 // WithProgress asks the upstream server for progress on this call (its
@@ -32,6 +35,16 @@ func WithProgress(f func(messages.Progress)) CallOption {
 // logging/setLevel. Older servers use the level of SetLogLevel.
 func WithLogLevel(level string) CallOption {
 	return func(o *callOptions) { o.logLevel = level }
+}
+
+// WithClientCapabilities says what the caller itself can answer (its
+// client's capabilities). On protocol 2026-07-28, where each request
+// carries its client's capabilities, the call then tells the server only
+// of the sampling and elicitation the caller can answer, so a server that
+// gates on them treats the call as the caller's own. Roots stay as the
+// session advertises them.
+func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
+	return func(o *callOptions) { o.callerCaps = caps }
 }
 
 func buildCallOptions(opts []CallOption) callOptions {

@@ -39,6 +39,9 @@ type sessionRelay struct {
 	redactor *reconciler.Redactor
 	logs     *logLimiter
 
+	// advertised is the session's own capabilities (set before connect).
+	advertised *mcp.ClientCapabilities
+
 	// counted: the connection's reads are counted (relay_order.go), so
 	// calls can wait for what came before their response to be relayed.
 	// read counts the relayed notifications (progress, log messages) the
@@ -57,6 +60,7 @@ type sessionRelay struct {
 
 // inflightCall is one call the session is serving.
 type inflightCall struct {
+	relay    *sessionRelay
 	n        uint64
 	ctx      context.Context
 	caller   any
@@ -64,8 +68,10 @@ type inflightCall struct {
 	// reset restarts the call's timeout (resetTimeoutOnProgress), or nil.
 	reset func()
 	// token is the call's upstream progress token ("" for none); level
-	// the log level its request carries on protocol 2026-07-28.
+	// the log level its request carries on protocol 2026-07-28, and
+	// callerCaps what its caller can answer (nil: unknown).
 	token, level string
+	callerCaps   *mcp.ClientCapabilities
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -94,7 +100,7 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	if level == "" {
 		level = r.env.upstreamLogLevel()
 	}
-	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level}
+	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
@@ -222,15 +228,34 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 	if c == nil {
 		return
 	}
+	r := c.relay
 	if c.token != "" {
 		p.SetProgressToken(c.token)
 	}
-	if init := cs.InitializeResult(); c.level != "" && init != nil && init.ProtocolVersion >= statelessProtocol {
-		meta := p.GetMeta()
-		if meta == nil {
-			meta = map[string]any{}
-		}
-		meta[mcp.MetaKeyLogLevel] = c.level
-		p.SetMeta(meta)
+	init := cs.InitializeResult()
+	if init == nil || init.ProtocolVersion < statelessProtocol || (c.level == "" && c.callerCaps == nil) {
+		return
 	}
+	meta := p.GetMeta()
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if c.level != "" {
+		meta[mcp.MetaKeyLogLevel] = c.level
+	}
+	if c.callerCaps != nil && r != nil && r.advertised != nil {
+		caps := *r.advertised
+		if c.callerCaps.Sampling == nil {
+			caps.Sampling = nil
+		}
+		if c.callerCaps.Elicitation == nil {
+			caps.Elicitation = nil
+		}
+		// The wire form the go-sdk sends (its roots field is RootsV2).
+		meta[mcp.MetaKeyClientCapabilities] = struct {
+			mcp.ClientCapabilities
+			Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+		}{caps, caps.RootsV2}
+	}
+	p.SetMeta(meta)
 }

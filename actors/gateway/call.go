@@ -25,7 +25,7 @@ func (g *Gateway) handler(server, name, exposed string) mcp.ToolHandler {
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 			args = req.Params.Arguments
 		}
-		ctx, opts := callOptions(ctx, req.Session, req.Params)
+		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
 		res, err := g.src.CallTool(ctx, qualified, args, opts...)
 		if err != nil {
 			if ctx.Err() == nil {

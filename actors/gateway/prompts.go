@@ -60,7 +60,7 @@ func exportPrompt(exposed string, p messages.Prompt) *mcp.Prompt {
 func (g *Gateway) promptHandler(server, name, exposed string) mcp.PromptHandler {
 	qualified := actors.QualifiedName(server, name)
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		ctx, opts := callOptions(ctx, req.Session, req.Params)
+		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
 		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments, opts...)
 		if err != nil {
 			if ctx.Err() == nil {

@@ -117,10 +117,14 @@ func (r *Relay) log(ctx context.Context, server string, p *mcp.LoggingMessagePar
 // arguments: the calling client (for requests that come during the call),
 // the client's progressToken, mapped to a callback that relays each
 // upstream notifications/progress to that client only under the client's
-// own token, and the client's log level on protocol 2026-07-28.
-func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestParams) (context.Context, []actors.CallOption) {
+// own token, the client's log level on protocol 2026-07-28, and its
+// capabilities (which such a call carries upstream).
+func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestParams, caps *mcp.ClientCapabilities) (context.Context, []actors.CallOption) {
 	ctx = actors.WithCaller(ctx, ss)
-	var opts []actors.CallOption
+	if caps == nil {
+		caps = &mcp.ClientCapabilities{}
+	}
+	opts := []actors.CallOption{actors.WithClientCapabilities(caps)}
 	if token := params.GetProgressToken(); token != nil {
 		opts = append(opts, actors.WithProgress(func(p messages.Progress) {
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{

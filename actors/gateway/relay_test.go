@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -212,11 +213,15 @@ func TestRelay_SamplingAnsweredByCallingClient(t *testing.T) {
 			t.Errorf("sample: %q, want %q", got, want)
 		}
 	}
-	// A client that cannot sample is not asked: the server's request
-	// fails, and says why.
+	// A client that cannot sample is not asked: its call tells the server
+	// (on 2026-07-28, upstream here) it has no sampling, and the server
+	// answers that its tool needs it.
 	c := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{}, demoTools(false)...)
 	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "demo__sample", Arguments: map[string]any{"prompt": "hello"}})
-	if err == nil && !res.IsError {
-		t.Errorf("a client without sampling got a sampling answer: %q", text(t, res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, res); !res.IsError || !strings.Contains(got, "sample needs sampling") {
+		t.Errorf("a client without sampling got %q (isError %v), want the server's sample needs sampling", got, res.IsError)
 	}
 }
