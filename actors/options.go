@@ -109,17 +109,20 @@ type Options struct {
 	// mcpvisor can tell (CallerOf names its caller). Without Elicitation,
 	// a server that asks anyway is declined. Both are called on the
 	// session's goroutines, concurrently.
+	//lint:ignore SA1019 sampling is deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that use it
 	Sampling    func(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	Elicitation func(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots, if set, advertises roots to every server whose config lists
 	// none, and gives each of them these roots (read at connect and on
 	// every Supervisor.RefreshRoots, which announces a change).
+	//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still answered for the servers that ask
 	Roots func() []*mcp.Root
 	// Logging gets every notifications/message of every server, in order
 	// per server, on the session's notification goroutine (be quick). ctx
 	// derives from the call it belongs to, on protocol 2026-07-28 when
 	// mcpvisor can tell. The journal gets them too, as ServerLogged,
 	// rate-limited.
+	//lint:ignore SA1019 logging is deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that use it
 	Logging func(ctx context.Context, server string, params *mcp.LoggingMessageParams)
 	// LogLevel is the first SetLogLevel: the level asked of every server
 	// that supports logging (empty: none asked; servers on the go-sdk then

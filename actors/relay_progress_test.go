@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 logging is deprecated from protocol 2026-07-28 on (SEP-2577) but is what this test relays.
+
 package actors_test
 
 import (

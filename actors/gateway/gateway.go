@@ -115,6 +115,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{},
 			// Upstream log messages are relayed (relay.go).
+			//lint:ignore SA1019 logging is deprecated on 2026-07-28 (SEP-2577), still relayed for the clients that use it
 			Logging: &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler:  g.complete,
