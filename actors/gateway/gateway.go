@@ -60,8 +60,10 @@ type Gateway struct {
 	names       Names
 	configPaths []string
 
-	// levels follows the clients' logging/setLevel (relay.go).
+	// levels follows the clients' logging/setLevel (relay.go); roots
+	// their roots (relay_roots.go).
 	levels logLevels
+	roots  clientRoots
 
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
@@ -121,6 +123,10 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		CompletionHandler:  g.complete,
 		SubscribeHandler:   g.subscribe,
 		UnsubscribeHandler: g.unsubscribe,
+		// The clients' roots, relayed (relay_roots.go).
+		InitializedHandler:      func(ctx context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(ctx, req.Session) },
+		//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that ask
+		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(ctx, req.Session) },
 	})
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	return g

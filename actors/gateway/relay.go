@@ -37,11 +37,13 @@ type Relay struct {
 var ErrNoClient = errors.New("no gateway client to ask")
 
 // Install sets the Supervisor options the relay answers: Sampling,
-// Elicitation and Logging. Servers are then told mcpvisor can sample and
-// elicit; each request is answered by a client that can.
+// Elicitation, Roots and Logging. Servers are then told mcpvisor can
+// sample, elicit and list roots; each request is answered by a client
+// that can (roots: see relay_roots.go).
 func (r *Relay) Install(o *actors.Options) {
 	o.Sampling = r.sample
 	o.Elicitation = r.elicit
+	o.Roots = r.roots
 	o.Logging = r.log
 }
 

@@ -31,7 +31,7 @@ func BenchmarkRelay_Progress(b *testing.B) {
 		if n == want {
 			got <- struct{}{}
 		}
-	}}, demoTools(false)...)
+	}}, demoTools()...)
 	params := &mcp.CallToolParams{Name: "demo__progress", Arguments: map[string]any{"steps": b.N}}
 	params.SetProgressToken("bench")
 	before := cpuTime()

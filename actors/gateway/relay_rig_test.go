@@ -149,14 +149,10 @@ func call(t *testing.T, ctx context.Context, cs *mcp.ClientSession, p *mcp.CallT
 	return text(t, res)
 }
 
-// demoTools are the gateway's tools for a client of the rig whose
-// upstream session advertises what the relay installs (sampling and
-// elicitation), plus roots when withRoots.
-func demoTools(withRoots bool) []string {
-	out := []string{"demo__add", "demo__crash", "demo__echo", "demo__elicit", "demo__fail", "demo__getenv", "demo__log", "demo__pid", "demo__progress"}
-	if withRoots {
-		out = append(out, "demo__roots")
-	}
-	out = append(out, "demo__sample", "demo__sleep")
-	return out
+// demoTools are the gateway's tools for a client of the rig: the example
+// server's, including sample, elicit and roots, since the session
+// advertises what the relay installs (sampling, elicitation, roots).
+func demoTools() []string {
+	return []string{"demo__add", "demo__crash", "demo__echo", "demo__elicit", "demo__fail", "demo__getenv",
+		"demo__log", "demo__pid", "demo__progress", "demo__roots", "demo__sample", "demo__sleep"}
 }

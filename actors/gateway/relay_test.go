@@ -66,8 +66,8 @@ func TestRelay_ProgressReachesOnlyItsCaller(t *testing.T) {
 			ctx := testContext(t)
 			r := startRelayRig(t, ctx, nil, nil)
 			logA, logB := newProgressLog(), newProgressLog()
-			a := r.connect(ctx, p.pin, &mcp.ClientOptions{ProgressNotificationHandler: logA.handler}, demoTools(false)...)
-			b := r.connect(ctx, p.pin, &mcp.ClientOptions{ProgressNotificationHandler: logB.handler}, demoTools(false)...)
+			a := r.connect(ctx, p.pin, &mcp.ClientOptions{ProgressNotificationHandler: logA.handler}, demoTools()...)
+			b := r.connect(ctx, p.pin, &mcp.ClientOptions{ProgressNotificationHandler: logB.handler}, demoTools()...)
 
 			var wg sync.WaitGroup
 			for _, c := range []struct {
@@ -159,9 +159,9 @@ func TestRelay_LogLevelPerClient(t *testing.T) {
 	ctx := testContext(t)
 	r := startRelayRig(t, ctx, nil, nil)
 	logA, logB, logC := newLogRecorder(), newLogRecorder(), newLogRecorder()
-	a := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: logA.handler}, demoTools(false)...)
-	b := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: logB.handler}, demoTools(false)...)
-	c := r.connect(ctx, "", &mcp.ClientOptions{LoggingMessageHandler: logC.handler}, demoTools(false)...)
+	a := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: logA.handler}, demoTools()...)
+	b := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: logB.handler}, demoTools()...)
+	c := r.connect(ctx, "", &mcp.ClientOptions{LoggingMessageHandler: logC.handler}, demoTools()...)
 	for cs, level := range map[*mcp.ClientSession]mcp.LoggingLevel{a: "warning", b: "debug"} {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 			t.Fatal(err)
@@ -208,8 +208,8 @@ func TestRelay_SamplingAnsweredByCallingClient(t *testing.T) {
 			return &mcp.CreateMessageResult{Model: name, Role: "assistant", Content: &mcp.TextContent{Text: name + " says hi"}}, nil
 		}
 	}
-	a := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{CreateMessageHandler: model("model-a")}, demoTools(false)...)
-	b := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{CreateMessageHandler: model("model-b")}, demoTools(false)...)
+	a := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{CreateMessageHandler: model("model-a")}, demoTools()...)
+	b := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{CreateMessageHandler: model("model-b")}, demoTools()...)
 	for cs, want := range map[*mcp.ClientSession]string{a: "model model-a answered: model-a says hi", b: "model model-b answered: model-b says hi"} {
 		if got := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__sample", Arguments: map[string]any{"prompt": "hello"}}); got != want {
 			t.Errorf("sample: %q, want %q", got, want)
@@ -218,12 +218,81 @@ func TestRelay_SamplingAnsweredByCallingClient(t *testing.T) {
 	// A client that cannot sample is not asked: its call tells the server
 	// (on 2026-07-28, upstream here) it has no sampling, and the server
 	// answers that its tool needs it.
-	c := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{}, demoTools(false)...)
+	c := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{}, demoTools()...)
 	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "demo__sample", Arguments: map[string]any{"prompt": "hello"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := text(t, res); !res.IsError || !strings.Contains(got, "sample needs sampling") {
 		t.Errorf("a client without sampling got %q (isError %v), want the server's sample needs sampling", got, res.IsError)
+	}
+}
+
+// rootsServer lists its client's roots in its tool "roots" (an input
+// request) and signals every notifications/roots/list_changed.
+func rootsServer(changed chan<- struct{}) func() *mcp.Server {
+	return func() *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1"}, &mcp.ServerOptions{
+			RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { changed <- struct{}{} },
+		})
+		srv.AddTool(&mcp.Tool{Name: "roots", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "roots: " + strings.Join(uris, " ")}}}, nil
+		})
+		return srv
+	}
+}
+
+// The servers get the roots of the gateway's client, and a change of the
+// client's roots reaches them without a restart.
+func TestRelay_ClientRootsReachTheServers(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	changed := make(chan struct{}, 8)
+	r := startRelayRig(t, ctx, nil, rootsServer(changed))
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: "file:///work/a"})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := r.gw.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	// The gateway read the client's roots once it initialized, and the
+	// server was told.
+	waitSignal(t, ctx, changed, "roots/list_changed after the client connected")
+	if got := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__roots"}); got != "roots: file:///work/a" {
+		t.Errorf("%q, want the client's root", got)
+	}
+	client.AddRoots(&mcp.Root{URI: "file:///work/b"})
+	waitSignal(t, ctx, changed, "roots/list_changed after the client's roots changed")
+	if got := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__roots"}); got != "roots: file:///work/a file:///work/b" {
+		t.Errorf("%q, want both roots", got)
+	}
+	if st := r.sup.Status().Servers[0]; st.Restarts != 0 {
+		t.Errorf("the server restarted %d times", st.Restarts)
+	}
+}
+
+func waitSignal(t *testing.T, ctx context.Context, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		t.Fatalf("no %s", what)
 	}
 }

@@ -1,0 +1,93 @@
+//lint:file-ignore SA1019 roots are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
+
+package gateway
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// Roots through the gateway. The fleet's servers take their roots from
+// the Supervisor's Options.Roots (Relay.Install sets it), which answers
+// with the roots of the gateway's client: the gateway asks a client that
+// advertised roots for them when it has initialized and whenever it says
+// they changed (notifications/roots/list_changed), then has the fleet read
+// them again (Supervisor.RefreshRoots), which announces the change to the
+// servers. The servers' roots are one set, not one per call, so they are
+// the roots of the only client that has any: with two or more such
+// clients, no roots, since no one client's are everyone's. A client on
+// protocol 2026-07-28 cannot be asked outside a call, so its roots are not
+// known. A server whose config lists roots keeps those.
+
+// clientRoots keeps the roots of each client that gave them.
+type clientRoots struct {
+	mu sync.Mutex
+	by map[*mcp.ServerSession][]*mcp.Root
+}
+
+// rootsRefresher is the part of a Source that re-reads Options.Roots;
+// *actors.Supervisor has it.
+type rootsRefresher interface{ RefreshRoots() }
+
+// clientRootsChanged asks a client for its roots, if it advertised them,
+// on the go-sdk's handler goroutine for that client (a client that does
+// not answer holds back only its own notifications, until its session
+// ends), and has the fleet re-read them.
+func (g *Gateway) clientRootsChanged(ctx context.Context, ss *mcp.ServerSession) {
+	init := ss.InitializeParams()
+	if init == nil || init.Capabilities == nil || (init.Capabilities.RootsV2 == nil && !init.Capabilities.Roots.ListChanged) {
+		return
+	}
+	res, err := ss.ListRoots(ctx, nil)
+	if err != nil {
+		g.log.Debug("client's roots not read", zap.Error(err))
+		return
+	}
+	g.roots.mu.Lock()
+	if g.roots.by == nil {
+		g.roots.by = map[*mcp.ServerSession][]*mcp.Root{}
+	}
+	g.roots.by[ss] = slices.Clone(res.Roots)
+	g.roots.mu.Unlock()
+	if rr, ok := g.src.(rootsRefresher); ok {
+		rr.RefreshRoots()
+	}
+}
+
+// current is the roots the fleet's servers get: those of the only live
+// client that gave any (clients that are gone are forgotten).
+func (c *clientRoots) current(g *Gateway) []*mcp.Root {
+	live := map[*mcp.ServerSession]bool{}
+	for ss := range g.server.Sessions() {
+		live[ss] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var only []*mcp.Root
+	n := 0
+	for ss, roots := range c.by {
+		if !live[ss] {
+			delete(c.by, ss)
+			continue
+		}
+		n++
+		only = roots
+	}
+	if n != 1 {
+		return nil
+	}
+	return slices.Clone(only)
+}
+
+// roots answers Options.Roots.
+func (r *Relay) roots() []*mcp.Root {
+	g := r.gw.Load()
+	if g == nil {
+		return nil
+	}
+	return g.roots.current(g)
+}
