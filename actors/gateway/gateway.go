@@ -124,7 +124,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		SubscribeHandler:   g.subscribe,
 		UnsubscribeHandler: g.unsubscribe,
 		// The clients' roots, relayed (relay_roots.go).
-		InitializedHandler:      func(ctx context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(ctx, req.Session) },
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(ctx, req.Session) },
 		//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that ask
 		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(ctx, req.Session) },
 	})
