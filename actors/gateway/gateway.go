@@ -124,9 +124,9 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		SubscribeHandler:   g.subscribe,
 		UnsubscribeHandler: g.unsubscribe,
 		// The clients' roots, relayed (relay_roots.go).
-		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(ctx, req.Session) },
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(req.Session) },
 		//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that ask
-		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(ctx, req.Session) },
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(req.Session) },
 	})
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	return g

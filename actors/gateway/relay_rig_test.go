@@ -105,12 +105,19 @@ func (r *relayRig) connect(ctx context.Context, pin string, o *mcp.ClientOptions
 		default:
 		}
 	}
+	return r.connectClient(ctx, pin, mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, o), changed, want...)
+}
+
+// connectClient connects c, whose tool list-changed handler signals
+// changed, and waits until it sees want.
+func (r *relayRig) connectClient(ctx context.Context, pin string, c *mcp.Client, changed <-chan struct{}, want ...string) *mcp.ClientSession {
+	r.t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := r.gw.Server().Connect(ctx, st, nil)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, o).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: pin})
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -257,21 +257,12 @@ func TestRelay_ClientRootsReachTheServers(t *testing.T) {
 	ctx := testContext(t)
 	changed := make(chan struct{}, 8)
 	r := startRelayRig(t, ctx, nil, rootsServer(changed))
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
-	client.AddRoots(&mcp.Root{URI: "file:///work/a"})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := r.gw.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
+	tools := make(chan struct{}, 8)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { tools <- struct{}{} },
 	})
+	client.AddRoots(&mcp.Root{URI: "file:///work/a"})
+	cs := r.connectClient(ctx, "2025-11-25", client, tools, "demo__roots")
 	// The gateway read the client's roots once it initialized, and the
 	// server was told.
 	waitSignal(t, ctx, changed, "roots/list_changed after the client connected")
