@@ -5,6 +5,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +73,7 @@ func (r *sessionRelay) publishLog(p *mcp.LoggingMessageParams) {
 	}
 	data := r.redactor.Redact(logData(p.Data))
 	if len(data) > maxLogData {
-		data = data[:maxLogData] + "…"
+		data = strings.ToValidUTF8(data[:maxLogData], "") + "…" // not in the middle of a character
 	}
 	r.env.journal.publish(&messages.ServerLogged{
 		Server: r.server, Session: r.session, Level: string(p.Level),
