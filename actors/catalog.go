@@ -13,7 +13,8 @@ import (
 // The catalog beyond tools, as the Supervisor exposes it. Reads come from
 // the fleet view's snapshot (never blocking, copies); gets, reads,
 // completions and subscriptions go to the owning server's session and fail
-// with the same error classes as CallTool: ErrClosed, ErrUnknownServer,
+// with the same error classes as CallTool: Err() once the Supervisor has
+// ended (ErrClosed after Close), ErrUnknownServer,
 // ErrUnknownPrompt / ErrUnknownResource, ErrNotReady, ErrUpstream,
 // ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
 
@@ -47,15 +48,16 @@ func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string
 
 // promptRow finds the ready server that exposes a prompt.
 func (s *Supervisor) promptRow(server, prompt string) (*serverRow, error) {
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
 	row, ok := s.view.load().row(server)
 	switch {
-	case s.isClosed():
-		return nil, ErrClosed
 	case !ok:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
 	case !row.ready:
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
-	case !row.cat.promptNames[prompt]:
+	case !row.cat.hasPrompt(prompt):
 		return nil, fmt.Errorf("%w: %q has no prompt %q", ErrUnknownPrompt, server, prompt)
 	}
 	return row, nil
@@ -88,8 +90,8 @@ func (s *Supervisor) ResourceServer(uri string) (server string, ok bool) {
 // ReadResource reads a resource by URI from the server that owns it.
 // Options as for CallTool.
 func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
-	if s.isClosed() {
-		return nil, ErrClosed
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
 	row, ok := s.view.load().resourceOwner(uri)
 	if !ok {
@@ -127,8 +129,8 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 		}
 		up.Name = prompt
 	case "ref/resource":
-		if s.isClosed() {
-			return nil, ErrClosed
+		if err := s.Err(); err != nil {
+			return nil, err
 		}
 		var ok bool
 		if row, ok = s.view.load().templateOwner(ref.URI); !ok {
@@ -165,11 +167,11 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 		resetOnProgress: row.resetOnProgress, opts: o})
 	select {
 	case r := <-reply:
-		return r.res, r.err
+		return r.res, s.replyErr(r.err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-	case <-s.closed:
-		return nil, ErrClosed
+	case <-s.env.ending.done:
+		return nil, s.Err()
 	case <-bound.C:
 		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, row.status.Name)
 	}
@@ -183,8 +185,8 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 // UnsubscribeResource. It returns once the upstream subscription is
 // acknowledged, or with an error (and no subscription counted).
 func (s *Supervisor) SubscribeResource(ctx context.Context, uri string) error {
-	if s.isClosed() {
-		return ErrClosed
+	if err := s.Err(); err != nil {
+		return err
 	}
 	reply := make(chan error, 1)
 	s.sys.Root.Send(s.pids.Reconciler, &subscribeResource{uri: uri, reply: reply})
@@ -192,7 +194,7 @@ func (s *Supervisor) SubscribeResource(ctx context.Context, uri string) error {
 	if werr := s.awaitChan(ctx, reply, &err); werr != nil {
 		err = werr
 	}
-	if err != nil && !s.isClosed() {
+	if err != nil && s.Err() == nil {
 		s.sys.Root.Send(s.pids.Reconciler, &unsubscribeResource{uri: uri}) // gives the count back
 	}
 	return err
@@ -207,8 +209,8 @@ func (s *Supervisor) awaitChan(ctx context.Context, reply <-chan error, out *err
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-	case <-s.closed:
-		return ErrClosed
+	case <-s.env.ending.done:
+		return s.Err()
 	case <-bound.C:
 		return fmt.Errorf("%w: no answer to the subscription", ErrNotReady)
 	}
@@ -217,7 +219,7 @@ func (s *Supervisor) awaitChan(ctx context.Context, reply <-chan error, out *err
 // UnsubscribeResource drops one subscription to uri; the upstream one ends
 // with the last. Unsubscribing a URI not subscribed to is a no-op.
 func (s *Supervisor) UnsubscribeResource(uri string) {
-	if !s.isClosed() {
+	if s.Err() == nil {
 		s.sys.Root.Send(s.pids.Reconciler, &unsubscribeResource{uri: uri})
 	}
 }

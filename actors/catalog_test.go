@@ -144,7 +144,9 @@ func countEvents(rec *testkit.Recorder, from int, typ, server string) int {
 }
 
 // list_changed of each kind is one event for that kind with the right
-// difference, and none for the others.
+// difference, and none for the others. Each step makes one change, so the
+// server sends one notification (the go-sdk coalesces within 10 ms, and a
+// repeated notification re-lists to no difference, hence no event).
 func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
@@ -154,50 +156,59 @@ func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "a")}})
 	rec.WaitFor(ctx, 0, "templates", func(e messages.Event) bool { _, ok := e.(*messages.ResourceTemplatesChanged); return ok })
 
-	// A prompt added, the other changed.
-	mark := rec.Len()
-	a.srv.AddPrompt(&mcp.Prompt{Name: "review"}, greetHandler)
-	a.srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets warmly."}, greetHandler)
-	_, ev := rec.WaitFor(ctx, mark, "prompts changed", func(e messages.Event) bool { _, ok := e.(*messages.PromptsChanged); return ok })
-	pc := ev.(*messages.PromptsChanged)
-	if diff := cmp.Diff([][]string{{"review"}, {}, {"greet"}}, [][]string{pc.Added, pc.Removed, pc.Changed}); diff != "" {
-		t.Fatalf("prompts diff (-want +got):\n%s", diff)
-	}
-	if len(pc.Prompts) != 2 {
-		t.Fatalf("the event carries %d prompts, want the full list of 2", len(pc.Prompts))
-	}
-
-	// A resource added and one removed: one resources event, no template event.
-	mark = rec.Len()
-	a.srv.AddResource(&mcp.Resource{URI: "mem://a/new", Name: "new"}, readHandler)
-	a.srv.RemoveResources("mem://a/readme")
-	_, ev = rec.WaitFor(ctx, mark, "resources changed", func(e messages.Event) bool {
-		rc, ok := e.(*messages.ResourcesChanged)
-		return ok && len(rc.Removed) > 0
-	})
-	rc := ev.(*messages.ResourcesChanged)
-	if diff := cmp.Diff([][]string{{"mem://a/new"}, {"mem://a/readme"}, {}}, [][]string{rc.Added, rc.Removed, rc.Changed}); diff != "" {
-		t.Fatalf("resources diff (-want +got):\n%s", diff)
-	}
-	if _, _, err := sup.Resync(ctx, true); err != nil { // barrier: the reconciler handled what it was sent
-		t.Fatal(err)
-	}
-	if n := countEvents(rec, mark, "resources.changed", "a"); n != 1 {
-		t.Errorf("%d resources.changed events, want exactly 1\n%s", n, rec.Dump())
-	}
-	if n := countEvents(rec, mark, "resourceTemplates.changed", "a") + countEvents(rec, mark, "prompts.changed", "a"); n != 0 {
-		t.Errorf("%d events of other kinds after a resources change\n%s", n, rec.Dump())
-	}
-
-	// A template removed.
-	mark = rec.Len()
-	a.srv.RemoveResourceTemplates("mem://a/items/{id}")
-	_, ev = rec.WaitFor(ctx, mark, "templates changed", func(e messages.Event) bool { _, ok := e.(*messages.ResourceTemplatesChanged); return ok })
-	if tc := ev.(*messages.ResourceTemplatesChanged); !cmp.Equal(tc.Removed, []string{"mem://a/items/{id}"}) || len(tc.Templates) != 0 {
-		t.Fatalf("templates event %+v", tc)
+	kinds := []string{"prompts.changed", "resources.changed", "resourceTemplates.changed"}
+	for _, step := range []struct {
+		name   string
+		change func()
+		kind   string
+		diff   [][]string // added, removed, changed
+		items  int
+	}{
+		{"prompt added", func() { a.srv.AddPrompt(&mcp.Prompt{Name: "review"}, greetHandler) }, "prompts.changed", [][]string{{"review"}, {}, {}}, 2},
+		{"prompt changed", func() { a.srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets warmly."}, greetHandler) }, "prompts.changed", [][]string{{}, {}, {"greet"}}, 2},
+		{"prompt removed", func() { a.srv.RemovePrompts("review") }, "prompts.changed", [][]string{{}, {"review"}, {}}, 1},
+		{"resource added", func() { a.srv.AddResource(&mcp.Resource{URI: "mem://a/new", Name: "new"}, readHandler) }, "resources.changed", [][]string{{"mem://a/new"}, {}, {}}, 2},
+		{"resource changed", func() { a.srv.AddResource(&mcp.Resource{URI: "mem://a/new", Name: "renamed"}, readHandler) }, "resources.changed", [][]string{{}, {}, {"mem://a/new"}}, 2},
+		{"resource removed", func() { a.srv.RemoveResources("mem://a/readme") }, "resources.changed", [][]string{{}, {"mem://a/readme"}, {}}, 1},
+		{"template removed", func() { a.srv.RemoveResourceTemplates("mem://a/items/{id}") }, "resourceTemplates.changed", [][]string{{}, {"mem://a/items/{id}"}, {}}, 0},
+	} {
+		mark := rec.Len()
+		step.change()
+		_, ev := rec.WaitFor(ctx, mark, step.name, func(e messages.Event) bool { return e.EventType() == step.kind })
+		var got [][]string
+		var items int
+		switch ev := ev.(type) {
+		case *messages.PromptsChanged:
+			got, items = [][]string{ev.Added, ev.Removed, ev.Changed}, len(ev.Prompts)
+		case *messages.ResourcesChanged:
+			got, items = [][]string{ev.Added, ev.Removed, ev.Changed}, len(ev.Resources)
+		case *messages.ResourceTemplatesChanged:
+			got, items = [][]string{ev.Added, ev.Removed, ev.Changed}, len(ev.Templates)
+		}
+		if diff := cmp.Diff(step.diff, got); diff != "" {
+			t.Errorf("%s: diff (-want +got):\n%s", step.name, diff)
+		}
+		if items != step.items {
+			t.Errorf("%s: the event carries %d items, want the full list of %d", step.name, items, step.items)
+		}
+		if _, _, err := sup.Resync(ctx, true); err != nil { // barrier: the reconciler handled what it was sent
+			t.Fatal(err)
+		}
+		for _, k := range kinds {
+			want := 0
+			if k == step.kind {
+				want = 1
+			}
+			if n := countEvents(rec, mark, k, "a"); n != want {
+				t.Errorf("%s: %d %s events, want %d\n%s", step.name, n, k, want, rec.Dump())
+			}
+		}
 	}
 	if got := sup.ResourceTemplates(); len(got) != 0 {
 		t.Fatalf("templates after removal: %+v", got)
+	}
+	if got := sup.Prompts(); len(got) != 1 || got[0].Description != "Greets warmly." {
+		t.Fatalf("prompts after the changes: %+v", got)
 	}
 }
 
@@ -395,6 +406,28 @@ func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 			t.Fatalf("asecond's warning %q", s.Warning)
 		}
 	}
+
+	// A subscription goes to the owner; when the owner drops the URI, the
+	// other server owns it and holds the subscription, though its own
+	// catalog did not change.
+	if err := sup.SubscribeResource(ctx, "mem://shared"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-first.subs; got != "mem://shared" {
+		t.Fatalf("zfirst subscribed to %q", got)
+	}
+	first.srv.RemoveResources("mem://shared")
+	select {
+	case got := <-second.subs:
+		if got != "mem://shared" {
+			t.Fatalf("asecond subscribed to %q", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the new owner never took the subscription over")
+	}
+	if n := second.subscribed.Load(); n != 1 {
+		t.Fatalf("asecond was asked %d times, want once", n)
+	}
 }
 
 // writeOrdered writes a config whose entries appear in the given order.
@@ -505,5 +538,51 @@ func testSubscriptions(t *testing.T, versions []string) {
 
 	if err := sup.SubscribeResource(ctx, "mem://nobody/x"); !errors.Is(err, actors.ErrUnknownResource) {
 		t.Fatalf("subscribing to an unrouted URI: %v, want ErrUnknownResource", err)
+	}
+}
+
+// A re-list after prompts or resources list_changed is bounded the same
+// way: a server that starts paging without end is failed, not followed.
+func TestCatalog_EndlessRelistFailsTheServer(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"prompts/list", "resources/list"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+			a := newCatalogServer("a")
+			var endless atomic.Bool
+			var asked atomic.Int64
+			a.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+					if m != method || !endless.Load() {
+						return next(ctx, m, req)
+					}
+					n := asked.Add(1)
+					if method == "prompts/list" {
+						return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{{Name: fmt.Sprintf("p%d", n)}}, NextCursor: fmt.Sprint(n)}, nil
+					}
+					return &mcp.ListResourcesResult{Resources: []*mcp.Resource{{URI: fmt.Sprintf("mem://x/%d", n), Name: "r"}}, NextCursor: fmt.Sprint(n)}, nil
+				}
+			})
+			f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }})
+			_, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "a")}})
+			rec.WaitFor(ctx, 0, "templates", func(e messages.Event) bool { _, ok := e.(*messages.ResourceTemplatesChanged); return ok })
+
+			mark := rec.Len()
+			endless.Store(true)
+			if method == "prompts/list" {
+				a.srv.AddPrompt(&mcp.Prompt{Name: "more"}, greetHandler) // list_changed
+			} else {
+				a.srv.AddResource(&mcp.Resource{URI: "mem://a/more", Name: "more"}, readHandler)
+			}
+			_, failed := rec.WaitState(ctx, mark, "a", messages.StateFailed)
+			if want := method + ": listing cut: the server still had more after 100 pages"; !strings.Contains(failed.Error, want) {
+				t.Fatalf("failed with %q, want %q", failed.Error, want)
+			}
+			if got := asked.Load(); got != 100 {
+				t.Fatalf("asked for %d pages, want 100", got)
+			}
+		})
 	}
 }

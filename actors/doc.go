@@ -4,18 +4,23 @@
 //
 // # Actors
 //
-//	root        parent of the others; stopping it stops everything
+//	root        parent of the others; stopping it stops everything; the
+//	            supervisor strategy of the core actors (failure policy)
 //	reconciler  the shell around reconciler.Fleet, the single writer of
 //	            "what should run": turns messages into fleet inputs and
 //	            carries out the effects (spawns and stops session actors,
 //	            its children, which it never restarts; arms retry timers;
-//	            swaps the read-only fleet view, then publishes and replies)
+//	            swaps the read-only fleet view, then publishes and replies);
+//	            it also counts the resource subscriptions per URI and has
+//	            the owning server's current session hold each upstream
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files and trust store); its
 //	            callbacks become FileChanged
-//	session     one per live session: dials, lists tools, serves calls,
-//	            notices death, stops gracefully
+//	session     one per live session: dials, lists its catalog (tools,
+//	            prompts, resources, templates) and follows list_changed,
+//	            serves calls, gets, reads and completions, holds resource
+//	            subscriptions, notices death, stops gracefully
 //
 // Rules every actor keeps: Receive is one type switch; blocking work
 // (connect, list, call, close, file reads) never runs inside Receive but on
@@ -23,14 +28,24 @@
 // sending a result message; results carry a generation or session id so
 // stale ones are dropped; all timing goes through the quartz clock.
 //
+// # Failures
+//
+// The root actor is the core actors' supervisor strategy (failure.go): a
+// failed watcher is rebuilt; a failed reconciler or config actor ends
+// the Supervisor loudly (SupervisorFailed, Done, Err, every call failing
+// at once, every server stopped). Goroutines that run user-supplied code
+// recover a panic and hand it to their actor; a panicking Notifier is an
+// error; a panicking Options.Environ fails one server's start.
+//
 // # Goroutines and who stops them
 //
 //   - Each session actor's lifeline goroutine owns its connection from dial
-//     to close; each tool call, each tools/list and each health probe runs
-//     on its own goroutine; the config actor reads files on a goroutine
+//     to close; each tool call, prompt get, resource read, completion,
+//     subscribe and unsubscribe, each re-list of a kind and each health
+//     probe runs on its own goroutine; the config actor reads files on a goroutine
 //     (the config files and the trust store, when Options.ApprovalRequired
 //     names project files);
-//     timers (connect, call, list, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, subscribe, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process
@@ -45,14 +60,20 @@
 //     logging/setLevel and each roots update run on a goroutine of the
 //     session's, counted in the WaitGroup.
 //   - The watcher actor starts the file watcher and closes it when it stops.
-//   - Subscribe adds an event stream subscriber that never blocks
-//     (Subscription.Close removes it).
+//   - Each Feed (Supervisor.Follow) runs one goroutine that copies events
+//     from the journal to its channel; Feed.Close ends it and waits, and
+//     so does the journal's Close (after the feed delivered everything)
+//     at the end of Supervisor.Close.
 //
 // # Events
 //
-// The journal numbers every event and publishes a *messages.Envelope on the
-// actor system's event stream. Publishing runs subscribers on the
-// publishing actor's goroutine: subscribers must only hand off. Server
-// events come from the reconciler, except server.log (ServerLogged), which
-// a session's relay publishes from its notification goroutine.
+// The journal numbers every event, keeps the newest (bounded in count and
+// bytes) and publishes a *messages.Envelope on the actor system's event
+// stream. Publishing runs event stream subscribers on the publishing
+// actor's goroutine: they must only hand off (a panicking one is logged
+// and contained). Follow is the gap-free way to follow events: feeds read
+// the journal, so they never slow a publisher and never drop.
+// Server events come from the reconciler, except server.log
+// (ServerLogged), which a session's relay publishes from its notification
+// goroutine.
 package actors

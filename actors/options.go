@@ -97,8 +97,14 @@ type Options struct {
 	// Backoff and CrashLoop set the retry policy after failures.
 	Backoff   reconciler.Backoff
 	CrashLoop reconciler.CrashLoop
-	// JournalSize is how many events are kept for replay (4096).
-	JournalSize int
+	// newNotifier, if set, replaces the watcher's fsnotify notifier
+	// (internal tests make it fail or panic).
+	newNotifier func() (watcher.Notifier, error)
+
+	// JournalSize is how many events are kept for replay (4096), and
+	// JournalBytes how many bytes of them, as JSON (8 MiB): a fleet whose
+	// events carry long stderr tails keeps fewer.
+	JournalSize, JournalBytes int
 
 	// Relays: what upstream servers send back to their client. See
 	// relay_options.go and docs/architecture.md, "Two-way MCP".
@@ -175,7 +181,10 @@ func (o Options) withDefaults() Options {
 		o.CrashLoop = reconciler.DefaultCrashLoop
 	}
 	if o.JournalSize <= 0 {
-		o.JournalSize = 4096
+		o.JournalSize = DefaultJournalEvents
+	}
+	if o.JournalBytes <= 0 {
+		o.JournalBytes = DefaultJournalBytes
 	}
 	return o
 }
@@ -193,7 +202,7 @@ type environment struct {
 	opts    Options
 	clock   quartz.Clock
 	log     *zap.Logger
-	journal *journal
+	journal *Journal
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup
@@ -207,6 +216,12 @@ type environment struct {
 	redactor *reconciler.Redactor
 	// logLevel is the level of the last SetLogLevel (or Options.LogLevel).
 	logLevel atomic.Pointer[string]
+	// ending is closed by Close or by a core actor's failure.
+	ending *ending
+	// ctx is the parent of every session's lifeline; cancel ends them all
+	// (a failure does, and Close, whatever state the actors are in).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func (e *environment) slog(name string) *slog.Logger {

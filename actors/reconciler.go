@@ -40,10 +40,10 @@ type reconcilerActor struct {
 	timers   map[string]retryTimer // armed retry timers by server
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
-	// subs are the resource subscriptions by URI; renew names the
-	// servers whose subscriptions are renewed after the view swap.
-	subs  map[string]*resourceSub
-	renew map[string]bool
+	// subs are the resource subscriptions by URI; reroute says a change
+	// of where URIs route is to be applied to them after the view swap.
+	subs    map[string]*resourceSub
+	reroute bool
 
 	// Of the message being handled: its events and replies, sent after the
 	// view is swapped.
@@ -98,7 +98,6 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 			timers:   map[string]retryTimer{},
 			waiters:  map[string]chan<- messages.Event{},
 			subs:     map[string]*resourceSub{},
-			renew:    map[string]bool{},
 		}
 	})
 }
@@ -159,6 +158,7 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 			r.cancelRetry(e.Server)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
+			r.noteCatalogEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)
 		case reconciler.Reply:
 			r.replies = append(r.replies, e)
@@ -169,6 +169,16 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 // logEvent logs every server state change (operators follow these lines;
 // the error is redacted already).
 func (r *reconcilerActor) logEvent(ev messages.Event) {
+	switch ev := ev.(type) {
+	case *messages.CatalogItemSkipped:
+		r.log.Warn("catalog item too large to expose; skipped", zap.String("server", ev.Server), zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.String("reason", ev.Reason))
+		return
+	case *messages.CatalogConflict:
+		r.log.Warn("two servers claim the same resource; the first in config order owns it", zap.String("kind", string(ev.Kind)),
+			zap.String("key", ev.Key), zap.Int("count", ev.Count), zap.String("owner", ev.Winner), zap.String("other", ev.Loser))
+		return
+	}
 	sc, ok := ev.(*messages.ServerStateChanged)
 	if !ok {
 		return
@@ -192,7 +202,7 @@ func (r *reconcilerActor) flush(c actor.Context) {
 		r.refreshView(names)
 		r.pushLiveRoots(c, old, names)
 	}
-	r.renewMarked(c)
+	r.rerouteSubscriptions(c)
 	for _, ev := range r.outbox {
 		r.env.journal.publish(ev)
 	}
@@ -230,7 +240,6 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	}
 	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
 		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped})
-	r.renewSubscriptions(m.server)
 }
 
 // armRetry arms a quartz timer whose callback only sends.

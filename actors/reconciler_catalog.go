@@ -12,9 +12,9 @@ import (
 // The reconciler's half of the catalog: it steps the fleet with re-lists,
 // and it keeps the resource subscriptions. A subscription is counted per
 // URI; the session of the server that owns the URI holds it upstream, and
-// whenever that server gets a new session (a restart, a retry, a changed
-// config) or lists its resources again, the subscription is renewed on
-// the session that owns the URI now.
+// whenever where URIs route changes (the owner gets a new session after a
+// restart, a retry or a changed config; another server takes the URI), it
+// is held again by the session that owns it now.
 
 // Messages private to the reconciler actor, for subscriptions.
 type (
@@ -46,37 +46,40 @@ func (r *reconcilerActor) sessionCatalog(c actor.Context, m *sessionCatalog) {
 	}
 	if cat.kinds&kindResources != 0 {
 		r.step(c, reconciler.SessionResources{Server: m.server, Session: m.id, Resources: cat.resources, Templates: cat.templates, Skipped: cat.skipped})
-		r.renewSubscriptions(m.server)
 	}
 }
 
-// renewSubscriptions marks server's subscriptions for renewal once the
-// view shows its new catalog (flush).
-func (r *reconcilerActor) renewSubscriptions(server string) {
-	if len(r.subs) > 0 {
-		r.renew[server] = true
+// noteCatalogEvent marks the subscriptions for rerouting when an event
+// changes where URIs route (a server's resources or templates came, went
+// or changed: a new session of it, a failure, a stop, a re-list).
+func (r *reconcilerActor) noteCatalogEvent(ev messages.Event) {
+	switch ev.(type) {
+	case *messages.ResourcesChanged, *messages.ResourceTemplatesChanged:
+		r.reroute = true
 	}
 }
 
-// renewMarked renews, on the session that owns each subscribed URI now,
-// the subscriptions whose owner was marked. Runs after the view swap.
-func (r *reconcilerActor) renewMarked(c actor.Context) {
-	if len(r.renew) == 0 {
+// rerouteSubscriptions has each subscribed URI held by the session that
+// owns it now, once the view shows the change: a URI whose owner has a new
+// session (or is another server now) is subscribed there and dropped
+// where it was. A URI nobody owns keeps its count and waits for an owner.
+func (r *reconcilerActor) rerouteSubscriptions(c actor.Context) {
+	if !r.reroute {
 		return
 	}
+	r.reroute = false
 	snap := r.view.load()
 	for uri, sub := range r.subs {
 		row, ok := snap.resourceOwner(uri)
-		if !ok || !r.renew[row.status.Name] || row.session == nil {
+		if !ok || row.session == nil || row.session.Equal(sub.session) {
 			continue
 		}
-		if sub.session != nil && !sub.session.Equal(row.session) {
+		if sub.session != nil {
 			c.Send(sub.session, &unsubscribeUpstream{uri: uri})
 		}
 		sub.session = row.session
 		c.Send(row.session, &subscribeUpstream{uri: uri})
 	}
-	clear(r.renew)
 }
 
 func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResource) {

@@ -115,8 +115,8 @@ func (s *Supervisor) SetLogLevel(ctx context.Context, level string) error {
 		case <-done:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.closed:
-			return ErrClosed
+		case <-s.env.ending.done:
+			return s.Err()
 		}
 	}
 	return nil

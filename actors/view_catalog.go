@@ -3,6 +3,8 @@ package actors
 import (
 	"regexp"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -18,6 +20,9 @@ import (
 
 // rowCatalog is the catalog part of a serverRow.
 type rowCatalog struct {
+	// prompts, resources and templates are sorted by their keys (the
+	// session sorts them; catalogRow makes sure), so a lookup is a binary
+	// search and building a row costs no index.
 	prompts   []messages.Prompt
 	resources []messages.Resource
 	templates []messages.ResourceTemplate
@@ -25,47 +30,66 @@ type rowCatalog struct {
 	// shadowedResources and shadowedTemplates are this server's keys that
 	// an earlier server owns: listed nowhere, routed there.
 	shadowedResources, shadowedTemplates map[string]bool
-	promptNames                          map[string]bool
-	uris                                 map[string]bool
-	// matchers are the owned templates, compiled, in key order.
-	matchers []templateMatcher
+	// matchers are the owned templates, in key order, compiled on first use.
+	matchers []*templateMatcher
 }
 
+// templateMatcher matches URIs against one URI template.
 type templateMatcher struct {
 	template string
-	re       *regexp.Regexp
+	once     sync.Once
+	re       *regexp.Regexp // nil: not a template anything matches
+}
+
+func (m *templateMatcher) match(uri string) bool {
+	m.once.Do(func() {
+		if t, err := uritemplate.New(m.template); err == nil {
+			m.re = t.Regexp()
+		}
+	})
+	return m.re != nil && m.re.MatchString(uri)
 }
 
 // catalogRow builds the catalog part of a row from the fleet's row.
 func catalogRow(fr reconciler.Row) rowCatalog {
 	rc := rowCatalog{
-		prompts: fr.Prompts, resources: fr.Resources, templates: fr.Templates, order: fr.Order,
+		prompts:           sortedBy(fr.Prompts, func(p messages.Prompt) string { return p.Name }),
+		resources:         sortedBy(fr.Resources, func(r messages.Resource) string { return r.URI }),
+		templates:         sortedBy(fr.Templates, func(t messages.ResourceTemplate) string { return t.URITemplate }),
+		order:             fr.Order,
 		shadowedResources: fr.ShadowedResources, shadowedTemplates: fr.ShadowedTemplates,
 	}
-	if !fr.Ready {
-		return rc
-	}
-	rc.promptNames = make(map[string]bool, len(fr.Prompts))
-	for _, p := range fr.Prompts {
-		rc.promptNames[p.Name] = true
-	}
-	rc.uris = make(map[string]bool, len(fr.Resources))
-	for _, r := range fr.Resources {
-		if !rc.shadowedResources[r.URI] {
-			rc.uris[r.URI] = true
+	for _, t := range rc.templates {
+		if !rc.shadowedTemplates[t.URITemplate] {
+			rc.matchers = append(rc.matchers, &templateMatcher{template: t.URITemplate})
 		}
-	}
-	for _, t := range fr.Templates {
-		if rc.shadowedTemplates[t.URITemplate] {
-			continue
-		}
-		tmpl, err := uritemplate.New(t.URITemplate)
-		if err != nil {
-			continue // not a template anything can be matched against
-		}
-		rc.matchers = append(rc.matchers, templateMatcher{template: t.URITemplate, re: tmpl.Regexp()})
 	}
 	return rc
+}
+
+// sortedBy returns items sorted by key: as they are when they already
+// are (the fleet's lists are never mutated), else a sorted copy.
+func sortedBy[T any](items []T, key func(T) string) []T {
+	cmpKeys := func(a, b T) int { return strings.Compare(key(a), key(b)) }
+	if slices.IsSortedFunc(items, cmpKeys) {
+		return items
+	}
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, cmpKeys)
+	return out
+}
+
+// hasPrompt reports whether the row exposes a prompt of that name.
+func (rc *rowCatalog) hasPrompt(name string) bool {
+	_, ok := slices.BinarySearchFunc(rc.prompts, name, func(p messages.Prompt, n string) int { return strings.Compare(p.Name, n) })
+	return ok
+}
+
+// ownsURI reports whether the row lists a resource of that URI that no
+// earlier server owns.
+func (rc *rowCatalog) ownsURI(uri string) bool {
+	_, ok := slices.BinarySearchFunc(rc.resources, uri, func(r messages.Resource, u string) int { return strings.Compare(r.URI, u) })
+	return ok && !rc.shadowedResources[uri]
 }
 
 // byOrder sorts the ready rows into config order.
@@ -85,13 +109,13 @@ func byOrder(rows []*serverRow) []*serverRow {
 // matches it.
 func (s *fleetSnapshot) resourceOwner(uri string) (*serverRow, bool) {
 	for _, r := range s.ordered {
-		if r.cat.uris[uri] {
+		if r.cat.ownsURI(uri) {
 			return r, true
 		}
 	}
 	for _, r := range s.ordered {
 		for _, m := range r.cat.matchers {
-			if m.re.MatchString(uri) {
+			if m.match(uri) {
 				return r, true
 			}
 		}

@@ -32,9 +32,21 @@
 //	PlanApplied         reconciler       after carrying out every step of a plan
 //	ServerStateChanged  reconciler       on every server state transition
 //	ToolsChanged        reconciler       when a server's exposed tools change
+//	PromptsChanged      reconciler       when a server's prompts change (one event per server and kind,
+//	ResourcesChanged                     with the full list and the keys added, removed and changed)
+//	ResourceTemplatesChanged
+//	ResourceUpdated     reconciler       when a subscribed resource's server says it was updated
+//	CatalogConflict     reconciler       when two servers claim one resource URI or URI template
+//	CatalogItemSkipped  reconciler       when a listed item was too large to expose
 //	ResyncCompleted     reconciler       when every server a resync started has settled
 //	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
+//	                    root actor       when the watcher actor failed and was rebuilt
+//	SupervisorFailed    root actor       when a core actor failed and the Supervisor ended (Done, Err)
 //	ServerLogged        session relay    a server's notifications/message, redacted, rate-limited per session
+//
+// A feed (Supervisor.Follow) may also deliver a FeedTruncated, in an
+// Envelope with Seq 0, where the journal no longer kept events the reader
+// had not read; it is never published.
 //
 // Session actors never publish state: they report to the reconciler, which
 // is the single publisher of server state events, so their order is the

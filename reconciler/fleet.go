@@ -79,7 +79,7 @@ type Fleet struct {
 
 	// claims indexes resource URIs and URI templates to the servers that
 	// expose them (see reindex).
-	claims map[messages.CatalogKind]map[string][]string
+	claims map[messages.CatalogKind]*claimIndex
 }
 
 // FleetOptions is the fleet's policy.
@@ -149,7 +149,7 @@ func NewFleet(opts FleetOptions) *Fleet {
 		invalid:  map[string]messages.InvalidServer{},
 		disabled: map[string]messages.ServerSpec{},
 		touched:  map[string]bool{},
-		claims:   map[messages.CatalogKind]map[string][]string{},
+		claims:   map[messages.CatalogKind]*claimIndex{},
 	}
 }
 

@@ -94,9 +94,14 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	}
 	if s.changeErr != "" {
 		// The config is back to what the serving session runs: the change
-		// that failed is no longer wanted, and neither is its warning.
+		// that failed is no longer wanted, and neither is its warning. The
+		// clearing is announced only where the warning showed (a ready
+		// server): anything else, stopping say, keeps its own transitions.
+		shown := s.warning() != ""
 		s.changeErr = ""
-		f.transition(s, s.state, "config matches the serving session again", nil)
+		if shown {
+			f.transition(s, s.state, "config matches the serving session again", nil)
+		}
 	}
 }
 
@@ -149,7 +154,7 @@ func (f *Fleet) stop(name, reason string) {
 	if s.cur == nil {
 		f.transition(s, messages.StateStopped, reason, nil)
 		delete(f.servers, name)
-		f.announceUntrusted(name)
+		f.announceEntry(name)
 		return
 	}
 	f.stopSession(s.cur)
@@ -201,10 +206,12 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 			continue
 		}
 		if s := f.servers[inv.Name]; s != nil {
-			if inv.EntryState() == messages.StateUntrusted {
-				// Plan stops it; its untrusted state is announced once it
-				// is gone (announceUntrusted), so that the events read
-				// ready → stopping → stopped → untrusted.
+			if inv.EntryState() == messages.StateUntrusted || s.state == messages.StateStopping {
+				// Plan stops it (or it is already stopping): the entry's
+				// state is announced once the server is gone
+				// (announceEntry), so that the events read ready →
+				// stopping → stopped → untrusted, in the order things
+				// happen.
 				continue
 			}
 			// Plan keeps its session: say why the config no longer counts.
@@ -218,12 +225,12 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 	f.invalid = next
 }
 
-// announceUntrusted publishes, once a server is gone, that its entry is
-// now untrusted, if it is.
-func (f *Fleet) announceUntrusted(name string) {
-	if inv, ok := f.invalid[name]; ok && inv.EntryState() == messages.StateUntrusted {
+// announceEntry publishes, once a server is gone, the state of its entry
+// if the entry is invalid or untrusted.
+func (f *Fleet) announceEntry(name string) {
+	if inv, ok := f.invalid[name]; ok {
 		f.emit(&messages.ServerStateChanged{
-			Server: name, Generation: f.generation, From: messages.StateStopped, To: messages.StateUntrusted, Reason: inv.Reason,
+			Server: name, Generation: f.generation, From: messages.StateStopped, To: inv.EntryState(), Reason: inv.Reason,
 		})
 	}
 }

@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -109,7 +108,9 @@ func (f *Fleet) exposedCatalog(s *fleetServer) serverCatalog {
 
 // publishCatalog publishes, kind by kind, the difference between what s
 // last published and what it exposes now, and keeps the routing index in
-// step with it.
+// step with it. The events share the lists with the fleet: nobody mutates
+// a list once a session has sent it (a new listing is a new list), which
+// keeps a change's cost to its diff rather than a copy per event.
 func (f *Fleet) publishCatalog(s *fleetServer) {
 	now, prev := f.exposedCatalog(s), s.published
 	s.published = now
@@ -119,16 +120,61 @@ func (f *Fleet) publishCatalog(s *fleetServer) {
 	}
 	name := s.spec.Name
 	if a, r, c := diffItems(prev.prompts, now.prompts, promptKey, promptHash); len(a)+len(r)+len(c) > 0 {
-		f.emit(&messages.PromptsChanged{Server: name, Session: session, Prompts: slices.Clone(now.prompts), Added: a, Removed: r, Changed: c})
+		f.emit(&messages.PromptsChanged{Server: name, Session: session, Prompts: now.prompts, Added: a, Removed: r, Changed: c})
 	}
 	if a, r, c := diffItems(prev.resources, now.resources, resourceKey, resourceHash); len(a)+len(r)+len(c) > 0 {
-		f.emit(&messages.ResourcesChanged{Server: name, Session: session, Resources: slices.Clone(now.resources), Added: a, Removed: r, Changed: c})
+		f.emit(&messages.ResourcesChanged{Server: name, Session: session, Resources: now.resources, Added: a, Removed: r, Changed: c})
 		f.reindex(messages.KindResources, name, a, r)
 	}
 	if a, r, c := diffItems(prev.templates, now.templates, templateKey, templateHash); len(a)+len(r)+len(c) > 0 {
-		f.emit(&messages.ResourceTemplatesChanged{Server: name, Session: session, Templates: slices.Clone(now.templates), Added: a, Removed: r, Changed: c})
+		f.emit(&messages.ResourceTemplatesChanged{Server: name, Session: session, Templates: now.templates, Added: a, Removed: r, Changed: c})
 		f.reindex(messages.KindResourceTemplates, name, a, r)
 	}
+}
+
+// claimIndex maps the keys of one kind to the servers that expose them:
+// one claimant in one map (the common case, one allocation-free entry), two
+// or more in the other.
+type claimIndex struct {
+	single map[string]string
+	multi  map[string][]string
+}
+
+func newClaimIndex() *claimIndex {
+	return &claimIndex{single: map[string]string{}, multi: map[string][]string{}}
+}
+
+func (c *claimIndex) add(key, server string) (others []string) {
+	if s, ok := c.single[key]; ok {
+		delete(c.single, key)
+		c.multi[key] = []string{s, server}
+		return []string{s}
+	}
+	if m, ok := c.multi[key]; ok {
+		c.multi[key] = append(m, server)
+		return m
+	}
+	c.single[key] = server
+	return nil
+}
+
+// remove drops server's claim on key and returns who is left.
+func (c *claimIndex) remove(key, server string) (left []string) {
+	if s, ok := c.single[key]; ok && s == server {
+		delete(c.single, key)
+		return nil
+	}
+	m := slices.DeleteFunc(c.multi[key], func(x string) bool { return x == server })
+	switch len(m) {
+	case 0:
+		delete(c.multi, key)
+	case 1:
+		delete(c.multi, key)
+		c.single[key] = m[0]
+	default:
+		c.multi[key] = m
+	}
+	return m
 }
 
 // reindex moves server's claims in the routing index of kind: it gave up
@@ -139,25 +185,19 @@ func (f *Fleet) publishCatalog(s *fleetServer) {
 func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed []string) {
 	idx := f.claims[kind]
 	if idx == nil {
-		idx = map[string][]string{}
+		idx = newClaimIndex()
 		f.claims[kind] = idx
 	}
 	for _, key := range removed {
-		left := slices.DeleteFunc(idx[key], func(c string) bool { return c == server })
-		if len(left) == 0 {
-			delete(idx, key)
-			continue
+		for _, o := range idx.remove(key, server) {
+			f.touch(o) // a loser may now own it
 		}
-		idx[key] = left
-		f.touch(left[0]) // a loser may now own it
 	}
 	me := f.order(server)
 	type pair struct{ winner, loser string }
 	conflicts := map[pair][]string{}
 	for _, key := range added {
-		others := idx[key]
-		idx[key] = append(others, server)
-		for _, o := range others {
+		for _, o := range idx.add(key, server) {
 			p := pair{winner: o, loser: server}
 			if me.Compare(f.order(o)) < 0 {
 				p = pair{winner: server, loser: o}
@@ -174,6 +214,7 @@ func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed
 	})
 	for _, p := range pairs {
 		keys := conflicts[p]
+		sort.Strings(keys)
 		f.emit(&messages.CatalogConflict{Kind: kind, Key: BoundText(keys[0]), Count: len(keys), Winner: p.winner, Loser: p.loser})
 		f.touch(p.winner)
 		f.touch(p.loser)
@@ -182,37 +223,39 @@ func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed
 
 // shadowed names s's exposed resources and templates that an earlier
 // server in config order owns (nil maps when none), and describes the
-// first. Its cost follows s's items.
+// first. Only keys with two or more claimants are looked at, so its cost
+// follows the conflicts, not the catalog.
 func (f *Fleet) shadowed(s *fleetServer) (resources, templates map[string]bool, first string) {
-	me := f.order(s.spec.Name)
-	check := func(kind messages.CatalogKind, key string) bool {
-		for _, o := range f.claims[kind][key] {
-			if o != s.spec.Name && f.order(o).Compare(me) < 0 {
-				if first == "" {
-					first = fmt.Sprintf("%s is %s's", key, o)
+	me, name := f.order(s.spec.Name), s.spec.Name
+	scan := func(kind messages.CatalogKind) map[string]bool {
+		idx := f.claims[kind]
+		if idx == nil {
+			return nil
+		}
+		var out map[string]bool
+		var keys []string
+		for key, cs := range idx.multi {
+			if !slices.Contains(cs, name) {
+				continue
+			}
+			for _, o := range cs {
+				if o != name && f.order(o).Compare(me) < 0 {
+					if out == nil {
+						out = map[string]bool{}
+					}
+					out[key] = true
+					keys = append(keys, key+" is "+o+"'s")
+					break
 				}
-				return true
 			}
 		}
-		return false
-	}
-	for _, r := range s.published.resources {
-		if check(messages.KindResources, r.URI) {
-			if resources == nil {
-				resources = map[string]bool{}
-			}
-			resources[r.URI] = true
+		if len(keys) > 0 && first == "" {
+			slices.Sort(keys)
+			first = keys[0]
 		}
+		return out
 	}
-	for _, t := range s.published.templates {
-		if check(messages.KindResourceTemplates, t.URITemplate) {
-			if templates == nil {
-				templates = map[string]bool{}
-			}
-			templates[t.URITemplate] = true
-		}
-	}
-	return resources, templates, first
+	return scan(messages.KindResources), scan(messages.KindResourceTemplates), first
 }
 
 func promptKey(p messages.Prompt) string             { return p.Name }
@@ -228,6 +271,26 @@ func templateHash(t messages.ResourceTemplate) string {
 // hash) between two lists sorted by key; each result is sorted.
 func diffItems[T any](old, new []T, key, hash func(T) string) (added, removed, changed []string) {
 	added, removed, changed = []string{}, []string{}, []string{}
+	switch {
+	case len(old) == 0: // everything added (a server becoming ready)
+		added = make([]string, len(new))
+		for i, it := range new {
+			added[i] = key(it)
+		}
+		if !slices.IsSorted(added) {
+			sort.Strings(added)
+		}
+		return added, removed, changed
+	case len(new) == 0: // everything removed
+		removed = make([]string, len(old))
+		for i, it := range old {
+			removed[i] = key(it)
+		}
+		if !slices.IsSorted(removed) {
+			sort.Strings(removed)
+		}
+		return added, removed, changed
+	}
 	prev := make(map[string]string, len(old))
 	for _, it := range old {
 		prev[key(it)] = hash(it)
@@ -246,8 +309,10 @@ func diffItems[T any](old, new []T, key, hash func(T) string) (added, removed, c
 	for k := range prev {
 		removed = append(removed, k)
 	}
-	sort.Strings(added)
-	sort.Strings(changed)
-	sort.Strings(removed)
+	for _, l := range [][]string{added, changed, removed} {
+		if !slices.IsSorted(l) {
+			sort.Strings(l)
+		}
+	}
 	return added, removed, changed
 }

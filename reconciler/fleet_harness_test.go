@@ -86,6 +86,10 @@ func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
 
 func (r *fleetRig) track(e reconciler.Effect) {
 	switch e := e.(type) {
+	case reconciler.Publish:
+		if ev, ok := e.Event.(*messages.ServerStateChanged); ok && !reconciler.LegalTransition(ev.From, ev.To) {
+			r.t.Fatalf("%s: %s→%s is not a documented transition (%s)", ev.Server, ev.From, ev.To, ev.Reason)
+		}
 	case reconciler.Spawn:
 		r.sessions = append(r.sessions, &rigSession{server: e.Spec.Name, version: e.Spec.Fingerprint, id: e.Session})
 	case reconciler.Stop:

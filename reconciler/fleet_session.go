@@ -72,7 +72,7 @@ func (f *Fleet) sessionStopped(m SessionStopped) {
 	if s.state == messages.StateStopping {
 		f.transition(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.Session })
 		delete(f.servers, m.Server)
-		f.announceUntrusted(m.Server)
+		f.announceEntry(m.Server)
 	}
 }
 

@@ -14,10 +14,9 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 )
 
-// handler routes calls of one exposed tool (server's tool name, exposed
-// as exposed) to the fleet.
-func (g *Gateway) handler(server, name, exposed string) mcp.ToolHandler {
-	qualified := actors.QualifiedName(server, name)
+// handler routes calls of one exposed tool (server's tool, named
+// qualified across the fleet, exposed as exposed) to the fleet.
+func (g *Gateway) handler(server, qualified, exposed string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// The raw arguments go upstream as they came; none (or null)
 		// goes as {} (the go-sdk client's default).

@@ -519,3 +519,26 @@ func TestGateway_RequestErrorsMapped(t *testing.T) {
 		t.Errorf("read = %v, want -32603 saying alpha is not ready", err)
 	}
 }
+
+// A gap in the feed reloads prompts, resources and templates too: what
+// the gateway missed is withdrawn or added.
+func TestGateway_FeedGapReloadsTheCatalog(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	src := newFakeSource()
+	src.prompts = []messages.Prompt{prompt("alpha", "greet", "Greets.")}
+	src.resources = []messages.Resource{resource("alpha", "test://alpha/x", "X.")}
+	h := startGateway(t, src)
+	c := h.connectInMemory(ctx, "")
+	waitList(t, ctx, c.promptsChanged, c.promptNames, "alpha__greet")
+	waitList(t, ctx, c.resourcesChanged, c.resourceURIs, "test://alpha/x")
+
+	src.mu.Lock()
+	src.prompts = []messages.Prompt{prompt("beta", "greet", "Greets.")}
+	src.resources = nil
+	src.templates = []messages.ResourceTemplate{template("beta", "test://beta/{id}")}
+	src.mu.Unlock()
+	h.send(&messages.FeedTruncated{Since: 1, Next: 9, Reason: "fell behind"})
+	waitList(t, ctx, c.promptsChanged, c.promptNames, "beta__greet")
+	waitList(t, ctx, c.resourcesChanged, c.resourceURIs, "template test://beta/{id}")
+}

@@ -7,8 +7,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
-
-	"github.com/mcpvisor/mcpvisor/actors"
 )
 
 // complete routes completion/complete by its ref: a ref/prompt names an
@@ -28,7 +26,7 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: unknown prompt %q", what, ref.Name)}
 		}
 		server = c.server
-		ref.Name = actors.QualifiedName(c.server, c.name)
+		ref.Name = c.qualified
 	case "ref/resource":
 		what = fmt.Sprintf("completion of resource %q", ref.URI)
 		g.mu.Lock()

@@ -7,7 +7,7 @@
 // The gateway depends on a small Source (the catalog reads, CallTool,
 // GetPrompt, ReadResource, Complete, the subscriptions and Status;
 // satisfied by *actors.Supervisor) and on a channel of events (a
-// Supervisor subscription), so tests drive it with a fake fleet and
+// Supervisor.Follow feed), so tests drive it with a fake fleet and
 // in-memory MCP clients, without a process.
 //
 // # Following the fleet
@@ -15,7 +15,8 @@
 // Run loads the Source's catalog once, then applies every
 // *messages.ToolsChanged, PromptsChanged, ResourcesChanged and
 // ResourceTemplatesChanged from the events channel, and relays every
-// ResourceUpdated. Each catalog event carries the whole list of one server
+// ResourceUpdated (a *messages.FeedTruncated, a gap in the feed, loads the
+// catalog again). Each catalog event carries the whole list of one server
 // and kind, so applying them in order leaves the gateway equal to the last
 // event of every server whatever it started from; the event is applied,
 // not the Source re-read, because the fleet view is swapped after the

@@ -139,9 +139,11 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Run loads the Source's catalog, then applies every catalog event
 // (ToolsChanged, PromptsChanged, ResourcesChanged,
 // ResourceTemplatesChanged) and relays every ResourceUpdated from events
-// until ctx ends or events is closed. The caller owns the subscription
-// behind events: subscribe before calling Run so that no change falls
-// between the load and the first event. Call Run once.
+// until ctx ends or events is closed. The caller owns the feed behind
+// events (Supervisor.Follow): start it, from actors.Live, before calling
+// Run so that no change falls between the load and the first event. A gap
+// in the feed (a *messages.FeedTruncated) loads the catalog again. Call
+// Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load()
 	for {
@@ -172,6 +174,9 @@ func (g *Gateway) handle(ctx context.Context, ev messages.Event) {
 		g.applyTemplates(e.Server, e.Templates)
 	case *messages.ResourceUpdated:
 		g.resourceUpdated(ctx, e.URI)
+	case *messages.FeedTruncated:
+		g.log.Warn("gateway fell behind the fleet's events; reloading its catalog", zap.String("reason", e.Reason))
+		g.load()
 	}
 }
 
@@ -282,7 +287,17 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.Tool], len(tools))
 	for _, t := range tools {
-		tool, outErr, err := exportTool(g.exposedName(server, t.Name), t)
+		qualified := qualifiedName(server, t.Name)
+		exposed := g.exposedName(qualified, t.Name)
+		fp := t.Hash
+		if fp == "" {
+			fp = fingerprint(t)
+		}
+		if c, same := g.tools.held(server, exposed, fp); same {
+			claims[exposed] = c
+			continue
+		}
+		tool, outErr, err := exportTool(exposed, t)
 		if err != nil {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(err))
 			continue
@@ -294,7 +309,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fingerprint(t), item: tool}
+		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, qualified: qualified, fp: fp, item: tool}
 	}
 	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -324,6 +339,6 @@ func (g *Gateway) addTool(c claim[*mcp.Tool]) (err error) {
 			err = fmt.Errorf("refused by the MCP SDK: %v", r)
 		}
 	}()
-	g.server.AddTool(c.item, g.handler(c.server, c.name, c.item.Name))
+	g.server.AddTool(c.item, g.handler(c.server, c.qualified, c.item.Name))
 	return nil
 }

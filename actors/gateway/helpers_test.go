@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -27,11 +28,7 @@ var protocols = []struct{ name, pin, want string }{
 	{"2025-11-25", "2025-11-25", "2025-11-25"},
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // fakeSource is a fleet: its catalog is what Run loads first; call, get,
 // read and complete answer the requests (with a default answer when nil);
@@ -241,6 +238,9 @@ type client struct {
 	promptsChanged   chan struct{}
 	resourcesChanged chan struct{}
 	updated, acked   chan string
+	// listening is closed when a 2026-07-28 client's subscriptions/listen
+	// stream for list changes is acknowledged.
+	listening chan struct{}
 }
 
 func signal(ch chan struct{}) {
@@ -252,7 +252,9 @@ func signal(ch chan struct{}) {
 
 func newClient(t *testing.T) (*mcp.Client, *client) {
 	c := &client{t: t, changed: make(chan struct{}, 64), promptsChanged: make(chan struct{}, 64),
-		resourcesChanged: make(chan struct{}, 64), updated: make(chan string, 64), acked: make(chan string, 64)}
+		resourcesChanged: make(chan struct{}, 64), updated: make(chan string, 64), acked: make(chan string, 64),
+		listening: make(chan struct{})}
+	var once sync.Once
 	mc := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(c.changed) },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(c.promptsChanged) },
@@ -261,12 +263,16 @@ func newClient(t *testing.T) (*mcp.Client, *client) {
 			c.updated <- req.Params.URI
 		},
 	})
-	// A 2026-07-28 Subscribe returns before the server has the
-	// subscription; its acknowledgement says when it does.
+	// A 2026-07-28 Connect and Subscribe return before the server has
+	// the subscriptions/listen stream; its acknowledgement says when it
+	// does.
 	mc.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "notifications/subscriptions/acknowledged" {
 				if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+					if p.Notifications.ToolsListChanged {
+						once.Do(func() { close(c.listening) })
+					}
 					for _, uri := range p.Notifications.ResourceSubscriptions {
 						c.acked <- uri
 					}
@@ -296,7 +302,22 @@ func (h *harness) connectInMemory(ctx context.Context, pin string) *client {
 		_ = ss.Wait()
 	})
 	c.cs = cs
+	c.awaitListening(ctx)
 	return c
+}
+
+// awaitListening waits, on 2026-07-28, until the gateway has the client's
+// notification stream: before that, a change would notify nobody.
+func (c *client) awaitListening(ctx context.Context) {
+	c.t.Helper()
+	if c.cs.InitializeResult().ProtocolVersion < "2026-07-28" {
+		return
+	}
+	select {
+	case <-c.listening:
+	case <-ctx.Done():
+		c.t.Fatal("the client's subscriptions/listen stream was never acknowledged")
+	}
 }
 
 // names lists the gateway's tools by name.

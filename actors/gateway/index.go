@@ -10,9 +10,12 @@ import (
 // as the gateway exposes it, a resource URI, a URI template).
 type claim[T any] struct {
 	server string
-	// name is the server's own name for the item: what the gateway asks
-	// the Source for.
+	// name is the server's own name for the item.
 	name string
+	// qualified is the item's fleet-wide name, what the gateway asks the
+	// Source for: actors.QualifiedName of the server's prefix and name for
+	// tools and prompts, the URI (template) itself for resources.
+	qualified string
 	// fp fingerprints what the gateway exposes of the item: an unchanged
 	// claim is not exposed again (which would announce a change).
 	fp   string
@@ -161,6 +164,13 @@ func (ix *index[T]) reject(key string) {
 	if len(ix.claimants[key]) == 0 {
 		delete(ix.claimants, key)
 	}
+}
+
+// held returns what server claims under key now, so that an unchanged
+// item is neither exported nor fingerprinted again.
+func (ix *index[T]) held(server, key string, fp string) (claim[T], bool) {
+	c, ok := ix.byServer[server][key]
+	return c, ok && c.fp == fp
 }
 
 // owner returns the claim exposed under key.

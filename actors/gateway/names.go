@@ -49,12 +49,20 @@ func WithConfigOrder(paths []string) Option {
 	return func(g *Gateway) { g.configPaths = slices.Clone(paths) }
 }
 
-// exposedName is the name the gateway gives a server's tool or prompt.
-func (g *Gateway) exposedName(server, name string) string {
+// qualifiedName is a tool's or prompt's fleet-wide name: its server's
+// exposed prefix (the server's name) and its own name, joined by
+// actors.QualifiedName. The Source routes by it.
+func qualifiedName(server, name string) string {
+	return actors.QualifiedName(server, name)
+}
+
+// exposedName is the name the gateway gives a tool or prompt whose
+// fleet-wide name is qualified and whose server calls it name.
+func (g *Gateway) exposedName(qualified, name string) string {
 	if g.names == NamesBare {
 		return name
 	}
-	return actors.QualifiedName(server, name)
+	return qualified
 }
 
 // first returns a function that picks the first of servers in config

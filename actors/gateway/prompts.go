@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -25,18 +24,26 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("reason", "no name"))
 			continue
 		}
-		exposed := g.exposedName(server, p.Name)
+		qualified := qualifiedName(server, p.Name)
+		exposed := g.exposedName(qualified, p.Name)
 		if _, dup := claims[exposed]; dup {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		prompt := exportPrompt(exposed, p)
-		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, fp: fingerprintOf(prompt), item: prompt}
+		fp := p.Hash
+		if fp == "" {
+			fp = fingerprintOf(p)
+		}
+		if c, same := g.prompts.held(server, exposed, fp); same {
+			claims[exposed] = c
+			continue
+		}
+		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, qualified: qualified, fp: fp, item: exportPrompt(exposed, p)}
 	}
 	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	for _, c := range ch.add {
-		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.name, c.item.Name))
+		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.qualified, c.item.Name))
 	}
 	if len(ch.remove) > 0 {
 		g.server.RemovePrompts(ch.remove...)
@@ -57,8 +64,7 @@ func exportPrompt(exposed string, p messages.Prompt) *mcp.Prompt {
 }
 
 // promptHandler routes prompts/get of one exposed prompt to its server.
-func (g *Gateway) promptHandler(server, name, exposed string) mcp.PromptHandler {
-	qualified := actors.QualifiedName(server, name)
+func (g *Gateway) promptHandler(server, qualified, exposed string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
 		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments, opts...)
@@ -81,8 +87,10 @@ func (g *Gateway) promptHandler(server, name, exposed string) mcp.PromptHandler 
 	}
 }
 
-// fingerprintOf covers everything the gateway exposes of an item (its JSON
-// form), so an unchanged item is not exposed again.
+// fingerprintOf covers everything the gateway exposes of a catalog item
+// (its JSON form), so an unchanged item is not exposed again; items from
+// the fleet carry their own Hash, this is for those that do not. The
+// server is part of it, which only costs a re-add when an item moves.
 func fingerprintOf(v any) string {
 	raw, err := json.Marshal(v)
 	if err != nil {

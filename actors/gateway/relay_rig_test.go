@@ -62,7 +62,7 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 		t.Fatal(err)
 	}
 	r.sup, r.rec = sup, testkit.Record(t, sup)
-	sub := sup.Subscribe(256)
+	sub := sup.Follow(actors.Live, 256)
 	r.gw = gateway.New(sup, logger)
 	relay.Bind(r.gw)
 	runCtx, stop := context.WithCancel(context.Background())

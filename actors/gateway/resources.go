@@ -21,13 +21,21 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.Resource], len(resources))
 	for _, r := range resources {
+		fp := r.Hash
+		if fp == "" {
+			fp = fingerprintOf(r)
+		}
+		if c, same := g.resources.held(server, r.URI, fp); same {
+			claims[r.URI] = c
+			continue
+		}
 		if err := checkURI(r.URI); err != nil {
 			g.log.Warn("resource skipped", zap.String("server", server), zap.String("uri", r.URI), zap.Error(err))
 			continue
 		}
 		res := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType,
 			Size: r.Size, Annotations: resourceAnnotations(r.Annotations)}
-		claims[r.URI] = claim[*mcp.Resource]{server: server, name: r.URI, fp: fingerprintOf(res), item: res}
+		claims[r.URI] = claim[*mcp.Resource]{server: server, name: r.URI, qualified: r.URI, fp: fp, item: res}
 	}
 	ch := g.resources.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -53,13 +61,21 @@ func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTem
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.ResourceTemplate], len(templates))
 	for _, t := range templates {
+		fp := t.Hash
+		if fp == "" {
+			fp = fingerprintOf(t)
+		}
+		if c, same := g.templates.held(server, t.URITemplate, fp); same {
+			claims[t.URITemplate] = c
+			continue
+		}
 		if t.URITemplate == "" {
 			g.log.Warn("resource template skipped", zap.String("server", server), zap.String("reason", "no URI template"))
 			continue
 		}
 		rt := &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 			MIMEType: t.MIMEType, Annotations: resourceAnnotations(t.Annotations)}
-		claims[t.URITemplate] = claim[*mcp.ResourceTemplate]{server: server, name: t.URITemplate, fp: fingerprintOf(rt), item: rt}
+		claims[t.URITemplate] = claim[*mcp.ResourceTemplate]{server: server, name: t.URITemplate, qualified: t.URITemplate, fp: fp, item: rt}
 	}
 	ch := g.templates.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)

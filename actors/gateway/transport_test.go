@@ -81,6 +81,7 @@ func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *clien
 		tr.CloseIdleConnections()
 	})
 	c.cs = cs
+	c.awaitListening(ctx)
 	return c
 }
 
@@ -118,6 +119,7 @@ func TestGateway_StdioEndsAtEOF(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.cs = cs
+	c.awaitListening(ctx)
 	c.waitTools(ctx, "alpha__echo")
 	h.toolsChanged("alpha")
 	c.expectChange(ctx)

@@ -28,7 +28,8 @@ const (
 	OutcomeTimeout       CallOutcome = "timeout"
 	OutcomeCanceled      CallOutcome = "canceled"
 	OutcomeClosed        CallOutcome = "closed"
-	OutcomeError         CallOutcome = "error" // anything else
+	OutcomeFailed        CallOutcome = "failed" // the supervisor failed
+	OutcomeError         CallOutcome = "error"  // anything else
 )
 
 // callErrors maps the supervisor's call errors, in the order they are
@@ -45,6 +46,7 @@ var callErrors = []struct {
 	{actors.ErrUnknownResource, OutcomeUnknownURI, http.StatusNotFound},
 	{actors.ErrBadReference, OutcomeBadReference, http.StatusBadRequest},
 	{actors.ErrClosed, OutcomeClosed, http.StatusServiceUnavailable},
+	{actors.ErrFailed, OutcomeFailed, http.StatusServiceUnavailable},
 	{actors.ErrCanceled, OutcomeCanceled, http.StatusServiceUnavailable},
 	{actors.ErrNotReady, OutcomeNotReady, http.StatusServiceUnavailable},
 	{actors.ErrCallTimeout, OutcomeTimeout, http.StatusGatewayTimeout},

@@ -186,6 +186,8 @@ func NewEvent(eventType string) (messages.Event, bool) {
 		return &messages.CatalogConflict{}, true
 	case (*messages.CatalogItemSkipped)(nil).EventType():
 		return &messages.CatalogItemSkipped{}, true
+	case (*messages.SupervisorFailed)(nil).EventType():
+		return &messages.SupervisorFailed{}, true
 	}
 	return nil, false
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // checker replays the whole event log, in sequence order, against the
@@ -290,33 +291,6 @@ func stateOf(tr *serverTrack) string {
 	return fmt.Sprintf("%s (cur %d, spec %q, next %q)", tr.state, tr.cur, tr.spec, tr.next)
 }
 
-// legal are the documented transitions (docs/events.md, DESIGN "Session
-// states"), including the ones a restart or a re-added server makes.
-var legal = map[[2]messages.State]bool{}
-
-func init() {
-	S := func(s ...messages.State) []messages.State { return s }
-	const (
-		pending, starting, ready, failed = messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed
-		stopping, stopped                = messages.StateStopping, messages.StateStopped
-	)
-	add := func(from []messages.State, to ...messages.State) {
-		for _, f := range from {
-			for _, t := range to {
-				legal[[2]messages.State{f, t}] = true
-			}
-		}
-	}
-	add(S(stopped, failed, stopping), pending, starting) // start, retry, re-add
-	add(S(pending), starting, pending)                   // connect slot free
-	add(S(starting), ready, failed, starting, pending)   // connected, failed, restarted while connecting
-	add(S(ready), ready, failed)                         // swap or warning, death
-	add(S(failed), failed, ready)                        // a broken change reported; a change completing after its old session died
-	add(S(pending, starting, ready, failed), stopping)   // stop
-	add(S(pending, failed, stopped), stopped)            // stop without a session
-	add(S(stopping), stopped)
-}
-
 func (c *checker) stateChanged(seq uint64, ev *messages.ServerStateChanged) {
 	c.transitions++
 	if ev.To == messages.StateInvalid {
@@ -326,7 +300,7 @@ func (c *checker) stateChanged(seq uint64, ev *messages.ServerStateChanged) {
 	if ev.From != tr.state {
 		c.violate(seq, "%s: transition %s→%s, but it was %s", ev.Server, ev.From, ev.To, tr.state)
 	}
-	if !legal[[2]messages.State{ev.From, ev.To}] {
+	if !reconciler.LegalTransition(ev.From, ev.To) {
 		c.violate(seq, "%s: %s→%s is not a documented transition (%s)", ev.Server, ev.From, ev.To, ev.Reason)
 	}
 	if ev.PID > 0 {

@@ -15,9 +15,14 @@
 //       every scenario that passes directly passes through the gateway,
 //       but for the known gateway gaps (GATEWAY_GAPS), each of which must
 //       name its issue, pass directly and still fail through the gateway.
+//   node harness.mjs selftest
+//       checks the gates of summarize on made-up results: each way a
+//       list can be wrong (a gap or an expected failure that passes, an
+//       unlisted failure, a line without its issue or reason) fails them.
 import { createServer } from 'node:net';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 
 const [cmd, ...args] = process.argv.slice(2);
 
@@ -50,8 +55,10 @@ if (cmd === 'port') {
   }
 } else if (cmd === 'summarize') {
   process.exit(summarize(...args));
+} else if (cmd === 'selftest') {
+  process.exit(selftest());
 } else {
-  console.error('usage: node harness.mjs port | wait-tools URL TOOL SECONDS | summarize EXPECTED DIRECT [GAPS GATEWAY]');
+  console.error('usage: node harness.mjs port | wait-tools URL TOOL SECONDS | summarize EXPECTED DIRECT [GAPS GATEWAY] | selftest');
   process.exit(2);
 }
 
@@ -185,4 +192,51 @@ function summarize(expectedFile, directDir, gapsFile, gatewayDir) {
   const gapNote = gaps.size ? `, but for ${gaps.size} known gateway gaps (${[...gaps.keys()].join(', ')}), each still failing` : '';
   console.log('\ngates passed: the direct run fails exactly the expected scenarios' + (gateway ? `, and every direct pass passes through the gateway${gapNote}` : ''));
   return 0;
+}
+
+// selftest runs summarize on made-up results and lists: the gates must
+// pass on consistent ones and fail on each inconsistency.
+function selftest() {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpconformance-selftest-'));
+  const run = (name, verdicts) => {
+    const out = join(dir, name);
+    for (const [scenario, pass] of Object.entries(verdicts)) {
+      const d = join(out, `server-${scenario}-2026-12-01T00-00-00-000Z`);
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'checks.json'), JSON.stringify([{ status: pass ? 'SUCCESS' : 'FAILURE' }]));
+    }
+    return out;
+  };
+  const file = (name, text) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const expected = file('expected.yml', 'server:\n  - broken  # fails directly: a reason\n');
+  const gaps = file('gaps.yml', 'gateway:\n  - relayed  # issue 14: not relayed yet\n');
+  const direct = run('direct', { ok: true, relayed: true, broken: false });
+  const cases = [
+    ['consistent lists pass', 0, expected, direct, gaps, run('gw-ok', { ok: true, relayed: false, broken: false })],
+    ['a gap that passes through the gateway fails', 1, expected, direct, gaps, run('gw-gap-passes', { ok: true, relayed: true, broken: false })],
+    ['a gap with no result through the gateway fails', 1, expected, direct, gaps, run('gw-gap-missing', { ok: true, broken: false })],
+    ['an unlisted scenario failing through the gateway fails', 1, expected, direct, gaps, run('gw-unlisted', { ok: false, relayed: false, broken: false })],
+    ['a gap without its issue fails', 1, expected, direct, file('gaps-noissue.yml', 'gateway:\n  - relayed  # not relayed yet\n'), run('gw-ok2', { ok: true, relayed: false })],
+    ['a gap that fails directly too fails', 1, expected, direct, file('gaps-direct.yml', 'gateway:\n  - relayed  # issue 14: x\n  - broken  # issue 14: y\n'), run('gw-ok3', { ok: true, relayed: false, broken: false })],
+    ['an expected failure that passes directly fails', 1, expected, run('direct-fixed', { ok: true, relayed: true, broken: true }), gaps, run('gw-ok4', { ok: true, relayed: false, broken: true })],
+    ['an unexpected direct failure fails', 1, expected, run('direct-worse', { ok: false, relayed: true, broken: false }), gaps, run('gw-ok5', { ok: false, relayed: false, broken: false })],
+    ['an expected failure without a reason fails', 1, file('expected-noreason.yml', 'server:\n  - broken\n'), direct, gaps, run('gw-ok6', { ok: true, relayed: false, broken: false })],
+  ];
+  const log = console.log;
+  let failed = 0;
+  for (const [name, want, exp, d, g, gw] of cases) {
+    console.log = () => {};
+    const got = summarize(exp, d, g, gw);
+    console.log = log;
+    if (got !== want) {
+      failed++;
+      console.log(`selftest: ${name}: summarize returned ${got}, want ${want}`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  console.log(failed ? `selftest: ${failed} of ${cases.length} cases wrong` : `selftest: the gates hold in all ${cases.length} cases`);
+  return failed ? 1 : 0;
 }

@@ -39,6 +39,9 @@ if [ ! -x "$node" ] || [ ! -f "$suite" ] || [ "$here/package-lock.json" -nt "$he
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+echo "== the gates' self-test"
+"$node" "$here/harness.mjs" selftest
+
 work=$(mktemp -d)
 pids=()
 cleanup() {

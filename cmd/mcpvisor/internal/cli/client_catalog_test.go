@@ -3,7 +3,9 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,5 +101,45 @@ func TestStatus_ShowsCatalogCounts(t *testing.T) {
 	r.want(t, cli.ExitOK, "7 +2p 3r 1t", "")
 	if !regexp.MustCompile(`(?m)^beta +stdio +ready +4 +0`).MatchString(r.stdout) {
 		t.Fatalf("beta's row without a catalog:\n%s", r.stdout)
+	}
+}
+
+// events prints the catalog's events, a long diff cut to ten keys.
+func TestEvents_PrintsCatalogEvents(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	fleet := &httpapitest.Fleet{}
+	var uris []string
+	for i := range 12 {
+		uris = append(uris, fmt.Sprintf("x://%02d", i))
+	}
+	fleet.Publish(&messages.PromptsChanged{Server: "alpha", Prompts: make([]messages.Prompt, 2), Added: []string{"greet"}, Changed: []string{"status"}})
+	fleet.Publish(&messages.ResourcesChanged{Server: "alpha", Resources: make([]messages.Resource, 12), Added: uris})
+	fleet.Publish(&messages.ResourceTemplatesChanged{Server: "alpha", Removed: []string{"x://{id}"}})
+	fleet.Publish(&messages.ResourceUpdated{Server: "alpha", URI: "x://00"})
+	fleet.Publish(&messages.CatalogConflict{Kind: messages.KindResources, Key: "x://00", Count: 3, Winner: "alpha", Loser: "beta"})
+	fleet.Publish(&messages.CatalogItemSkipped{Server: "beta", Kind: messages.KindPrompts, Key: "huge", Reason: "description of 70000 bytes, more than 65536"})
+	env := daemon(t, fleet, "")
+	stdout := newLineReader()
+	runCtx, interrupt := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(runCtx, []string{"events", "--since", "0"}, cli.IO{Stdout: stdout, Stderr: io.Discard, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	}()
+	for _, want := range []string{
+		"alpha       prompts: 2  +greet  ~status",
+		"alpha       resources: 12  +x://00 +x://01 +x://02 +x://03 +x://04 +x://05 +x://06 +x://07 +x://08 +x://09 (and 2 more)",
+		"alpha       resource templates: 0  -x://{id}",
+		"alpha       updated: x://00",
+		"beta        warning: 3 resources also claimed by alpha, which comes first in config order (x://00)",
+		"beta        warning: prompts huge not exposed: description of 70000 bytes, more than 65536",
+	} {
+		if line := stdout.next(ctx, t); !strings.HasSuffix(line, want) {
+			t.Fatalf("line %q, want it to end with %q", line, want)
+		}
+	}
+	interrupt()
+	if code := <-done; code != cli.ExitOK {
+		t.Fatalf("exit %d after an interrupt, want 0", code)
 	}
 }

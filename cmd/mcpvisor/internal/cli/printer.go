@@ -51,12 +51,55 @@ func (p *printer) print(env *messages.Envelope) {
 			fmt.Fprintf(p.w, "  ~%s", strings.Join(ev.Changed, " ~"))
 		}
 		fmt.Fprintln(p.w)
+	case *messages.PromptsChanged:
+		fmt.Fprintf(p.w, "%s  %-10s  prompts: %d%s\n", ts, ev.Server, len(ev.Prompts), catalogDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.ResourcesChanged:
+		fmt.Fprintf(p.w, "%s  %-10s  resources: %d%s\n", ts, ev.Server, len(ev.Resources), catalogDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.ResourceTemplatesChanged:
+		fmt.Fprintf(p.w, "%s  %-10s  resource templates: %d%s\n", ts, ev.Server, len(ev.Templates), catalogDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.ResourceUpdated:
+		fmt.Fprintf(p.w, "%s  %-10s  updated: %s\n", ts, ev.Server, ev.URI)
+	case *messages.CatalogConflict:
+		fmt.Fprintf(p.w, "%s  %-10s  warning: %d %s also claimed by %s, which comes first in config order (%s)\n", ts, ev.Loser, ev.Count, ev.Kind, ev.Winner, ev.Key)
+	case *messages.CatalogItemSkipped:
+		fmt.Fprintf(p.w, "%s  %-10s  warning: %s %s not exposed: %s\n", ts, ev.Server, ev.Kind, ev.Key, ev.Reason)
 	case *messages.WatcherDegraded:
 		fmt.Fprintf(p.w, "%s  watcher     degraded: %s\n", ts, ev.Reason)
+	case *messages.SupervisorFailed:
+		fmt.Fprintf(p.w, "%s  supervisor  FAILED: the %s actor failed: %s\n", ts, ev.Actor, ev.Reason)
+	case *messages.FeedTruncated:
+		fmt.Fprintf(p.w, "%s  events      %d..%d not shown: %s\n", ts, ev.Since+1, ev.Next-1, ev.Reason)
 	}
 }
 
 // formatDiagnostic is the compiler-style file:line:col: severity: message.
 func formatDiagnostic(d messages.Diagnostic) string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s", d.Path, d.Line, d.Column, d.Severity, d.Message)
+}
+
+// catalogDiff is "  +a +b  -c  ~d", at most 10 keys in all, then how many
+// more: a server's first listing may add thousands of resources.
+func catalogDiff(added, removed, changed []string) string {
+	var b strings.Builder
+	shown, total := 0, len(added)+len(removed)+len(changed)
+	for _, part := range []struct {
+		sign string
+		keys []string
+	}{{"+", added}, {"-", removed}, {"~", changed}} {
+		if len(part.keys) == 0 || shown == 10 {
+			continue
+		}
+		b.WriteString(" ")
+		for _, k := range part.keys {
+			if shown == 10 {
+				break
+			}
+			b.WriteString(" " + part.sign + k)
+			shown++
+		}
+	}
+	if total > shown {
+		fmt.Fprintf(&b, " (and %d more)", total-shown)
+	}
+	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
@@ -96,8 +97,7 @@ func TestServe_NonLoopbackListenRefused(t *testing.T) {
 // carries nothing but MCP, even with debug logs on.
 func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stderr := &serveLog{}
@@ -134,8 +134,7 @@ func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 // even with a client connected.
 func TestServe_HTTPStopsOnSignal(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	sig, interrupt := context.WithCancel(ctx)
 	state := t.TempDir()
 	stderr := &serveLog{}

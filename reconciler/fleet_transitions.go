@@ -1,0 +1,41 @@
+package reconciler
+
+import "github.com/mcpvisor/mcpvisor/messages"
+
+// LegalTransition reports whether from → to is one of a server's
+// documented state transitions (docs/events.md), including the ones a
+// restart or a re-added server makes. Transitions to the entry states
+// (invalid, untrusted) are published for the config entry, whatever runs
+// under its name, and are always legal. The chaos checker and the fleet's
+// property test hold every published ServerStateChanged to this table.
+func LegalTransition(from, to messages.State) bool {
+	if to == messages.StateInvalid || to == messages.StateUntrusted {
+		return true
+	}
+	return legalTransitions[[2]messages.State{from, to}]
+}
+
+var legalTransitions = func() map[[2]messages.State]bool {
+	const (
+		pending, starting, ready, failed = messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed
+		stopping, stopped                = messages.StateStopping, messages.StateStopped
+	)
+	m := map[[2]messages.State]bool{}
+	add := func(from []messages.State, to ...messages.State) {
+		for _, f := range from {
+			for _, t := range to {
+				m[[2]messages.State{f, t}] = true
+			}
+		}
+	}
+	S := func(s ...messages.State) []messages.State { return s }
+	add(S(stopped, failed, stopping), pending, starting) // start, retry, re-add
+	add(S(pending), starting, pending)                   // connect slot free
+	add(S(starting), ready, failed, starting, pending)   // connected, failed, restarted while connecting
+	add(S(ready), ready, failed)                         // swap or warning, death
+	add(S(failed), failed, ready)                        // a broken change reported; a change completing after its old session died
+	add(S(pending, starting, ready, failed), stopping)   // stop
+	add(S(pending, failed, stopped), stopped)            // stop without a session
+	add(S(stopping), stopped)
+	return m
+}()
