@@ -57,6 +57,14 @@ type sessionActor struct {
 	// ended: the lifeline is done, the connection gone; finished: the
 	// reconciler was told and the actor is stopping.
 	ended, finished bool
+
+	// relay carries progress, log messages and requests from the server
+	// back to their callers (relay_session.go); client is the go-sdk
+	// client of this session, whose roots rootsSync keeps in line.
+	relay           *sessionRelay
+	client          *mcp.Client
+	advertisedRoots bool
+	rootsSync       *rootsSync
 }
 
 // Messages private to the session actor.
@@ -98,7 +106,11 @@ type (
 		// it now: a live field, which may have changed since the
 		// session was spawned. Zero means the session's own.
 		timeout time.Duration
-		reply   chan<- callResult
+		// resetOnProgress is the server's resetTimeoutOnProgress, live
+		// like timeout.
+		resetOnProgress bool
+		opts            callOptions
+		reply           chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -173,6 +185,12 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.probe(c, m)
 	case *probeResult:
 		s.probed(c, m)
+	case *setLogLevel:
+		s.applyLogLevel(m.level, m.done)
+	case *updateRoots:
+		s.updateRoots(m)
+	case *refreshRoots:
+		s.pushRoots()
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
@@ -196,6 +214,16 @@ func (s *sessionActor) start(c actor.Context) {
 		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
 	s.conn = cn
+	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
+	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
+		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
+	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
+	if s.advertisedRoots {
+		s.rootsSync.want(s.rootsNow())
+		s.rootsSync.apply(s.client) // no session yet: nothing is sent
+	}
+	client := s.client
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -207,34 +235,17 @@ func (s *sessionActor) start(c actor.Context) {
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
 			}
 		}()
-		s.lifeline(s.ctx, self, root, cn)
+		s.lifeline(s.ctx, self, root, cn, client)
 	}()
 }
 
 // lifeline runs on its own goroutine and owns cn from dial to close.
-func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version}, &mcp.ClientOptions{
-		Logger: s.env.slog("mcp"),
-		// Advertise nothing: mcpvisor has no roots, sampling or elicitation
-		// to offer. (The SDK's default advertises roots, and a server that
-		// then asks for them can hang on to a stop for the whole grace.)
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindTools})
-		},
-		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindPrompts})
-		},
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindResources})
-		},
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			if req.Params != nil {
-				root.Send(self, &resourceUpdated{uri: req.Params.URI})
-			}
-		},
-	})
-	client.AddReceivingMiddleware(ackMiddleware(root, self))
+//
+// The client advertises only what mcpvisor can honour (see
+// sessionRelay.clientOptions): never the go-sdk's default roots, which a
+// server would then ask for and could hang on to a stop for the whole
+// grace.
+func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
 	cs, cat, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err})
@@ -271,7 +282,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := client.Connect(dctx, cn.transport, nil)
+	cs, err := client.Connect(dctx, s.relay.orderedTransport(cn.transport), nil)
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
@@ -367,6 +378,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
 	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
+	s.applyLogLevel(s.env.upstreamLogLevel(), nil)
 	if kinds := s.relistPending; kinds != 0 {
 		s.relistPending = 0
 		s.relist(c, kinds)
@@ -456,7 +468,7 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}
-	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -465,12 +477,21 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		defer context.AfterFunc(stop, cancel)()
 		timer := clock.AfterFunc(timeout, cancel, "session", "call")
 		defer timer.Stop()
+		var reset func()
+		if m.resetOnProgress {
+			reset = func() { timer.Reset(timeout, "session", "call") }
+		}
 		select {
 		case calls <- struct{}{}:
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: m.tool, Arguments: m.args})
+		inCall, end := relay.begin(ctx, m.opts, reset)
+		defer end()
+		params := &mcp.CallToolParams{Name: m.tool, Arguments: m.args}
+		relayParams(inCall.ctx, cs, params)
+		res, err := cs.CallTool(inCall.ctx, params)
+		relay.drain(ctx)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:

@@ -67,6 +67,23 @@
 // no isError result: their errors are all JSON-RPC errors (see
 // mapRequestError).
 //
+// # Relays
+//
+// A call, get or read marks its context with the calling client's session
+// (actors.WithCaller) and, when the client sent a progressToken, passes
+// actors.WithProgress with a callback that sends each upstream progress
+// notification to that client under its own token (relay.go). A Relay,
+// installed in the Supervisor's options before it starts and bound to the
+// gateway after, answers the fleet's sampling and elicitation requests by
+// asking the calling client (else the only client; else it refuses),
+// answers roots with the roots of the only client that gave any (read on
+// its initialized and roots/list_changed, relay_roots.go), and relays log
+// messages to the calling client or to all, each at its own
+// level. logging/setLevel is followed per client (setLevelMiddleware) and
+// the most verbose level is passed to the fleet (Supervisor.SetLogLevel)
+// before the answer. These run on the go-sdk's handler goroutines and
+// start none of their own.
+//
 // # Transports
 //
 // ServeStdio serves one session on a reader and a writer (stdin and

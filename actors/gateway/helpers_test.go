@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -53,6 +54,8 @@ func newFakeSource() *fakeSource {
 	return &fakeSource{subscribes: make(chan string, 64), unsubscribes: make(chan string, 64)}
 }
 
+var _ gateway.Source = (*fakeSource)(nil)
+
 func (s *fakeSource) Tools() []messages.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,7 +86,7 @@ func (s *fakeSource) Status() messages.Status {
 	return s.status
 }
 
-func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	call := s.call
 	s.mu.Unlock()
@@ -93,7 +96,7 @@ func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.
 	return call(ctx, name, args)
 }
 
-func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string]string, _ ...actors.CallOption) (*mcp.GetPromptResult, error) {
 	s.mu.Lock()
 	get := s.get
 	s.mu.Unlock()
@@ -107,7 +110,7 @@ func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string
 	return get(ctx, name, args)
 }
 
-func (s *fakeSource) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (s *fakeSource) ReadResource(ctx context.Context, uri string, _ ...actors.CallOption) (*mcp.ReadResourceResult, error) {
 	s.mu.Lock()
 	read := s.read
 	s.mu.Unlock()

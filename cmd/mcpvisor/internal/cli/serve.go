@@ -159,6 +159,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token.value}
+	// Servers' sampling and elicitation requests and log messages go to
+	// the gateway's clients (the relay is bound once the gateway exists).
+	relay := &gateway.Relay{}
+	relay.Install(&opts)
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if ln != nil {
@@ -174,6 +178,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// declared first wins: the gateway ranks them by these files.
 	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
 	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order))
+	relay.Bind(gw)
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
