@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -39,6 +40,9 @@ type serveFlags struct {
 	tokenFile    string
 	noAuth       bool
 	allowOrigins stringList
+	// sessionTimeout and maxSessions bound the HTTP gateway's sessions.
+	sessionTimeout time.Duration
+	maxSessions    int
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -51,6 +55,8 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
+	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -59,6 +65,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if err := listenImpliesHTTP(fs, &f); err != nil {
 		return f, err
+	}
+	if f.sessionTimeout < 0 || f.maxSessions < 0 {
+		return f, errors.New("--session-timeout and --max-sessions cannot be negative (0 turns each off)")
 	}
 	switch f.transport {
 	case "stdio":
@@ -71,6 +80,20 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
 	return f, nil
+}
+
+// httpOptions are the gateway's HTTP options from the flags. A flag's 0
+// means off, which HTTPOptions spells negative (its zero is the default).
+func (f serveFlags) httpOptions(token string) gateway.HTTPOptions {
+	o := gateway.HTTPOptions{Token: token, NoAuth: f.noAuth, AllowOrigins: f.allowOrigins,
+		SessionTimeout: f.sessionTimeout, MaxSessions: f.maxSessions}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = -1
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = -1
+	}
+	return o
 }
 
 // listenImpliesHTTP makes --listen alone mean --transport http: an
@@ -172,7 +195,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		} else {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: clients must send Authorization: Bearer TOKEN, the token in %s\n", token.from)
 		}
-		serveErr = gw.ServeListener(ctx, ln, gateway.HTTPOptions{Token: token.value, NoAuth: f.noAuth, AllowOrigins: f.allowOrigins})
+		serveErr = gw.ServeListener(ctx, ln, f.httpOptions(token.value))
 	} else {
 		// A client that closes our stdout before we are done must not
 		// kill the process with SIGPIPE (Go's default for fd 1 and 2):
