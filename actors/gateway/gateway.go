@@ -37,6 +37,8 @@ type Gateway struct {
 	// exposed is what the server currently has: server → upstream tool
 	// name → fingerprint of what was added.
 	exposed map[string]map[string]string
+	// startup holds the first lists (HoldFirstLists); nil: it holds none.
+	startup *startup
 }
 
 // Instructions is what the gateway tells clients about itself.
@@ -65,6 +67,7 @@ func New(src Source, logger *zap.Logger) *Gateway {
 		// is what the deprecated HasTools:true did; libraries.md §2.2).
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.server.AddReceivingMiddleware(g.routeStarting)
 	return g
 }
 
@@ -78,6 +81,8 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // change falls between the load and the first event. Call Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load(g.src.Tools())
+	settleCheck, stopStartup := g.runStartup()
+	defer stopStartup()
 	for {
 		select {
 		case <-ctx.Done():
@@ -89,6 +94,7 @@ func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 			if tc, ok := env.Event.(*messages.ToolsChanged); ok {
 				g.apply(tc.Server, tc.Tools)
 			}
+			settleCheck()
 		}
 	}
 }

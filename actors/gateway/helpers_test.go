@@ -82,9 +82,22 @@ type harness struct {
 
 func startGateway(t *testing.T, src *fakeSource) *harness {
 	t.Helper()
+	return startGatewayOver(t, src, nil)
+}
+
+// startGatewayOver is startGateway over any Source; setup, if set, runs
+// before Run.
+func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness)) *harness {
+	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	h := &harness{t: t, src: src, events: make(chan *messages.Envelope, 64), logs: logs}
+	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs}
+	if fs, ok := src.(*fakeSource); ok {
+		h.src = fs
+	}
 	h.gw = gateway.New(src, zap.New(core))
+	if setup != nil {
+		setup(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

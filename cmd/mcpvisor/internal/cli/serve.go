@@ -43,6 +43,9 @@ type serveFlags struct {
 	// sessionTimeout and maxSessions bound the HTTP gateway's sessions.
 	sessionTimeout time.Duration
 	maxSessions    int
+	// startupWait bounds how long the first lists wait for the first
+	// connect wave.
+	startupWait time.Duration
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -55,6 +58,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
+	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
 	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -66,8 +70,8 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	if err := listenImpliesHTTP(fs, &f); err != nil {
 		return f, err
 	}
-	if f.sessionTimeout < 0 || f.maxSessions < 0 {
-		return f, errors.New("--session-timeout and --max-sessions cannot be negative (0 turns each off)")
+	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
+		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
 	}
 	switch f.transport {
 	case "stdio":
@@ -179,6 +183,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// after the load is in the subscription.
 	sub := sup.Subscribe(4096)
 	gw := gateway.New(sup, log.Named("gateway"))
+	gw.HoldFirstLists(f.startupWait, nil)
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
