@@ -1,12 +1,14 @@
 package actors
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -97,6 +99,32 @@ type Options struct {
 	CrashLoop reconciler.CrashLoop
 	// JournalSize is how many events are kept for replay (4096).
 	JournalSize int
+
+	// Relays: what upstream servers send back to their client. See
+	// relay_options.go and docs/architecture.md, "Two-way MCP".
+	//
+	// Sampling answers sampling/createMessage and Elicitation answers
+	// elicitation/create; setting one advertises that capability to every
+	// server. ctx derives from the call the request came during, when
+	// mcpvisor can tell (CallerOf names its caller). Without Elicitation,
+	// a server that asks anyway is declined. Both are called on the
+	// session's goroutines, concurrently.
+	Sampling    func(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Elicitation func(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Roots, if set, advertises roots to every server whose config lists
+	// none, and gives each of them these roots (read at connect and on
+	// every Supervisor.RefreshRoots, which announces a change).
+	Roots func() []*mcp.Root
+	// Logging gets every notifications/message of every server, in order
+	// per server, on the session's notification goroutine (be quick). ctx
+	// derives from the call it belongs to, on protocol 2026-07-28 when
+	// mcpvisor can tell. The journal gets them too, as ServerLogged,
+	// rate-limited.
+	Logging func(ctx context.Context, server string, params *mcp.LoggingMessageParams)
+	// LogLevel is the first SetLogLevel: the level asked of every server
+	// that supports logging (empty: none asked; servers on the go-sdk then
+	// send nothing).
+	LogLevel string
 }
 
 func (o Options) withDefaults() Options {
@@ -174,6 +202,8 @@ type environment struct {
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor
+	// logLevel is the level of the last SetLogLevel (or Options.LogLevel).
+	logLevel atomic.Pointer[string]
 }
 
 func (e *environment) slog(name string) *slog.Logger {

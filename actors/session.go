@@ -55,6 +55,14 @@ type sessionActor struct {
 	// ended: the lifeline is done, the connection gone; finished: the
 	// reconciler was told and the actor is stopping.
 	ended, finished bool
+
+	// relay carries progress, log messages and requests from the server
+	// back to their callers (relay_session.go); client is the go-sdk
+	// client of this session, whose roots rootsSync keeps in line.
+	relay           *sessionRelay
+	client          *mcp.Client
+	advertisedRoots bool
+	rootsSync       *rootsSync
 }
 
 // Messages private to the session actor.
@@ -93,7 +101,11 @@ type (
 		// it now: a live field, which may have changed since the
 		// session was spawned. Zero means the session's own.
 		timeout time.Duration
-		reply   chan<- callResult
+		// resetOnProgress is the server's resetTimeoutOnProgress, live
+		// like timeout.
+		resetOnProgress bool
+		opts            callOptions
+		reply           chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -155,6 +167,12 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.probe(c, m)
 	case *probeResult:
 		s.probed(c, m)
+	case *setLogLevel:
+		s.applyLogLevel(m.level)
+	case *updateRoots:
+		s.updateRoots(m)
+	case *refreshRoots:
+		s.pushRoots()
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
@@ -174,6 +192,16 @@ func (s *sessionActor) start(c actor.Context) {
 		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
 	s.conn = cn
+	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
+	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
+		s.relay.clientOptions(s.advertisedRoots, func() { root.Send(self, &toolListChanged{}) }))
+	s.client.AddReceivingMiddleware(s.relay.declineUnadvertised)
+	if s.advertisedRoots {
+		s.rootsSync.want(s.rootsNow())
+		s.rootsSync.apply(s.client) // no session yet: nothing is sent
+	}
+	client := s.client
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -185,22 +213,17 @@ func (s *sessionActor) start(c actor.Context) {
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
 			}
 		}()
-		s.lifeline(s.ctx, self, root, cn)
+		s.lifeline(s.ctx, self, root, cn, client)
 	}()
 }
 
 // lifeline runs on its own goroutine and owns cn from dial to close.
-func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version}, &mcp.ClientOptions{
-		Logger: s.env.slog("mcp"),
-		// Advertise nothing: mcpvisor has no roots, sampling or elicitation
-		// to offer. (The SDK's default advertises roots, and a server that
-		// then asks for them can hang on to a stop for the whole grace.)
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			root.Send(self, &toolListChanged{})
-		},
-	})
+//
+// The client advertises only what mcpvisor can honour (see
+// sessionRelay.clientOptions): never the go-sdk's default roots, which a
+// server would then ask for and could hang on to a stop for the whole
+// grace.
+func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
 	cs, tools, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err})
@@ -237,7 +260,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := client.Connect(dctx, cn.transport, nil)
+	cs, err := client.Connect(dctx, s.relay.orderedTransport(cn.transport), nil)
 	var tools []messages.Tool
 	if err == nil {
 		tools, err = listTools(dctx, s.spec.Name, cs)
@@ -332,6 +355,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.tools)))
 	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
+	s.applyLogLevel(s.env.upstreamLogLevel())
 	if s.relistPending {
 		s.relistPending = false
 		s.relist(c)
@@ -461,7 +485,11 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}
-	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
+	level := m.opts.logLevel
+	if level == "" {
+		level = s.env.upstreamLogLevel()
+	}
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -470,12 +498,19 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		defer context.AfterFunc(stop, cancel)()
 		timer := clock.AfterFunc(timeout, cancel, "session", "call")
 		defer timer.Stop()
+		var reset func()
+		if m.resetOnProgress {
+			reset = func() { timer.Reset(timeout, "session", "call") }
+		}
 		select {
 		case calls <- struct{}{}:
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: m.tool, Arguments: m.args})
+		inCall, token, end := relay.begin(ctx, m.opts, reset)
+		defer end()
+		res, err := cs.CallTool(inCall.ctx, callParams(cs, m, token, level))
+		relay.drain(ctx)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:

@@ -66,6 +66,7 @@ func Start(opts Options) (*Supervisor, error) {
 		readConfig: ReadConfigFiles,
 		redactor:   reconciler.NewRedactor(append(inheritedSecrets(opts.Environ()), opts.Secrets...)...),
 	}
+	s.env.logLevel.Store(&opts.LogLevel)
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &rootActor{env: s.env, view: s.view, paths: paths, started: started}
@@ -146,7 +147,9 @@ func SplitName(name string) (server, tool string, err error) {
 // CallTool calls a tool by its server__tool name. A result with IsError set
 // is a successful call. Errors wrap ErrBadToolName, ErrUnknownServer,
 // ErrUnknownTool, ErrNotReady, ErrUpstream, ErrCallTimeout or ErrCanceled.
-func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+// Options ask for progress (WithProgress) or set the call's log level
+// (WithLogLevel); WithCaller on ctx says on whose behalf it is made.
+func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	server, tool, err := SplitName(name)
 	if err != nil {
 		return nil, err
@@ -163,7 +166,8 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
 	}
 	reply := make(chan callResult, 1)
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout, reply: reply})
+	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout,
+		resetOnProgress: rt.resetOnProgress, opts: buildCallOptions(opts), reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.
 	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")

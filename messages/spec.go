@@ -58,6 +58,14 @@ type ServerSpec struct {
 	Restart    RestartPolicy `json:"restart,omitempty"`
 	AllowTools []string      `json:"allowTools,omitempty"`
 	DenyTools  []string      `json:"denyTools,omitempty"`
+	// ResetTimeoutOnProgress restarts a call's timeout at every
+	// notifications/progress the server sends for it (long-running tools
+	// that report progress); off by default.
+	ResetTimeoutOnProgress bool `json:"resetTimeoutOnProgress,omitempty"`
+	// Roots are the file:// URIs mcpvisor answers the server's roots/list
+	// with (and advertises the roots capability for); a change is
+	// announced to the running server with notifications/roots/list_changed.
+	Roots []string `json:"roots,omitempty"`
 
 	// Source is where the entry was declared (the position of its name).
 	Source Position `json:"source"`

@@ -26,6 +26,8 @@ const (
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
+	fieldResetOnProg    = "resetTimeoutOnProgress"
+	fieldRoots          = "roots"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -138,6 +140,18 @@ var serverFields = []serverField{
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
+	},
+	{
+		key: fieldResetOnProg, spec: "ResetTimeoutOnProgress", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.ResetTimeoutOnProgress = e.bool(v, fieldResetOnProg)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.ResetTimeoutOnProgress == b.ResetTimeoutOnProgress },
+	},
+	{
+		key: fieldRoots, spec: "Roots", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Roots = e.roots(v) },
+		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Roots, b.Roots) },
 	},
 
 	// Fields no entry sets: they are derived from where and how the entry

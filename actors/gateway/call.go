@@ -23,7 +23,8 @@ func (g *Gateway) handler(server, name string) mcp.ToolHandler {
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 			args = req.Params.Arguments
 		}
-		res, err := g.src.CallTool(ctx, name, args)
+		ctx, opts := callOptions(ctx, req)
+		res, err := g.src.CallTool(ctx, name, args, opts...)
 		if err != nil {
 			if ctx.Err() == nil {
 				g.log.Debug("tool call failed", zap.String("tool", name), zap.Error(err))

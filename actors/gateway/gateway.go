@@ -20,8 +20,10 @@ type Source interface {
 	// Tools returns the exposed tools of every ready server.
 	Tools() []messages.Tool
 	// CallTool calls a tool by its server__tool name. Errors wrap the
-	// sentinels of package actors (ErrNotReady, ErrUpstream, ...).
-	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	// sentinels of package actors (ErrNotReady, ErrUpstream, ...). The
+	// gateway passes actors.WithProgress when its client asked for
+	// progress, and marks ctx with actors.WithCaller.
+	CallTool(ctx context.Context, name string, args any, opts ...actors.CallOption) (*mcp.CallToolResult, error)
 }
 
 // Gateway is one MCP server exposing a Source's tools. Create it with New,
@@ -32,6 +34,9 @@ type Gateway struct {
 	log    *zap.Logger
 	slog   *slog.Logger
 	server *mcp.Server
+
+	// levels follows the clients' logging/setLevel (relay.go).
+	levels logLevels
 
 	mu sync.Mutex // guards exposed; Run is its only writer
 	// exposed is what the server currently has: server → upstream tool
@@ -65,8 +70,11 @@ func New(src Source, logger *zap.Logger) *Gateway {
 		// 2026-07-28 client decides at connect time whether to open its
 		// notification stream, and a gateway usually starts empty (this
 		// is what the deprecated HasTools:true did; libraries.md §2.2).
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			// Upstream log messages are relayed (relay.go).
+			Logging: &mcp.LoggingCapabilities{}},
 	})
+	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	g.server.AddReceivingMiddleware(g.routeStarting)
 	return g
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -39,13 +40,15 @@ type fakeSource struct {
 	call  func(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
 }
 
+var _ gateway.Source = (*fakeSource)(nil)
+
 func (s *fakeSource) Tools() []messages.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]messages.Tool{}, s.tools...)
 }
 
-func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	call := s.call
 	s.mu.Unlock()

@@ -39,6 +39,12 @@ func FleetOf(sup *actors.Supervisor) Fleet { return supervisorFleet{sup} }
 
 type supervisorFleet struct{ *actors.Supervisor }
 
+// CallTool is the supervisor's, without call options (the API relays no
+// progress).
+func (f supervisorFleet) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	return f.Supervisor.CallTool(ctx, name, args)
+}
+
 func (f supervisorFleet) Follow(buffer int) Feed { return subscriptionFeed{f.Subscribe(buffer)} }
 
 type subscriptionFeed struct{ *actors.Subscription }

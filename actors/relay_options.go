@@ -1,0 +1,59 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// CallOption changes one call made through the Supervisor (CallTool).
+type CallOption func(*callOptions)
+
+// callOptions are what the options of one call set.
+type callOptions struct {
+	progress func(messages.Progress)
+	logLevel string
+}
+
+// WithProgress asks the upstream server for progress on this call (its
+// request carries a progressToken of mcpvisor's own, unique to the call)
+// and hands every notifications/progress for it to f, in the order the
+// server sent them. f runs on the session's notification goroutine: it
+// must be quick and must not call back into the Supervisor. When the
+// server's config sets resetTimeoutOnProgress, each notification also
+// restarts the call's timeout.
+func WithProgress(f func(messages.Progress)) CallOption {
+	return func(o *callOptions) { o.progress = f }
+}
+
+// WithLogLevel sends level (debug ... emergency) as the call's log level
+// to servers on protocol 2026-07-28, where the level travels with each
+// request (its _meta io.modelcontextprotocol/logLevel) instead of a
+// logging/setLevel. Older servers use the level of SetLogLevel.
+func WithLogLevel(level string) CallOption {
+	return func(o *callOptions) { o.logLevel = level }
+}
+
+func buildCallOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+type callerKey struct{}
+
+// WithCaller marks ctx as a call made on behalf of caller (any comparable
+// value naming who asked: the gateway passes its client's session). A
+// request an upstream server sends while that call is in flight
+// (sampling, elicitation) reaches the Options handlers with a context
+// derived from the call's, so CallerOf names who to ask.
+func WithCaller(ctx context.Context, caller any) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// CallerOf returns the caller WithCaller put in ctx, or nil.
+func CallerOf(ctx context.Context) any { return ctx.Value(callerKey{}) }
