@@ -183,7 +183,7 @@ func (s *sessionActor) Receive(c actor.Context) {
 func (s *sessionActor) start(c actor.Context) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	self, root := c.Self(), c.ActorSystem().Root
-	cn, err := dial(s.spec, s.env.opts.Dial, s.env.environFor(s.spec), s.env.opts.StopGrace)
+	cn, err := dial(s.spec, s.env.opts.Dial, s.env.environFor(s.spec), s.env.opts.StopGrace, s.env.clock)
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return

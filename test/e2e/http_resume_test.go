@@ -32,9 +32,10 @@ type streamCutter struct {
 	mu   sync.Mutex
 	live map[string]*liveStream // by kind: "get" or "call"
 	hold chan struct{}          // closed to release held GETs; nil: none held
-	// resumes gets the Last-Event-ID of every GET after the first.
-	resumes chan string
-	gets    int
+	// flowing gets the Last-Event-ID of every GET once its stream is
+	// flowing: a cut from then on ends an open stream, not a request
+	// still being made.
+	flowing chan string
 }
 
 type liveStream struct {
@@ -45,7 +46,7 @@ type liveStream struct {
 type connKey struct{}
 
 func newStreamCutter(next http.Handler) *streamCutter {
-	return &streamCutter{next: next, live: map[string]*liveStream{}, resumes: make(chan string, 64)}
+	return &streamCutter{next: next, live: map[string]*liveStream{}, flowing: make(chan string, 64)}
 }
 
 // serve starts an HTTP server on 127.0.0.1 in front of the cutter.
@@ -63,20 +64,6 @@ func (c *streamCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		kind = "get"
-		c.mu.Lock()
-		c.gets++
-		first, hold := c.gets == 1, c.hold
-		c.mu.Unlock()
-		if !first {
-			c.resumes <- r.Header.Get("Last-Event-ID")
-		}
-		if hold != nil {
-			select {
-			case <-hold:
-			case <-r.Context().Done():
-				return
-			}
-		}
 	case http.MethodPost:
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -85,14 +72,40 @@ func (c *streamCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			kind = "call"
 		}
 	}
+	hw := &retryHintWriter{ResponseWriter: w}
 	if kind != "" {
 		ls := &liveStream{conn: r.Context().Value(connKey{}).(net.Conn), done: make(chan struct{})}
 		c.mu.Lock()
 		c.live[kind] = ls
+		hold := c.hold
 		c.mu.Unlock()
 		defer close(ls.done)
+		if kind == "get" {
+			if hold != nil {
+				select {
+				case <-hold:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			last := r.Header.Get("Last-Event-ID")
+			hw.firstWrite = func() { c.flowing <- last }
+		}
 	}
-	c.next.ServeHTTP(&retryHintWriter{ResponseWriter: w}, r)
+	c.next.ServeHTTP(hw, r)
+}
+
+// waitFlowing waits for the next GET stream to flow and returns the
+// Last-Event-ID it was opened with.
+func (c *streamCutter) waitFlowing(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	select {
+	case id := <-c.flowing:
+		return id
+	case <-ctx.Done():
+		t.Fatal("no GET stream opened")
+		return ""
+	}
 }
 
 // holdGETs makes GETs wait until the returned function is called.
@@ -130,17 +143,24 @@ func (c *streamCutter) cut(ctx context.Context, t *testing.T, kind string) {
 // retryHintWriter starts an SSE response with "retry: 10".
 type retryHintWriter struct {
 	http.ResponseWriter
-	started bool
+	started    bool
+	firstWrite func() // if set, called after the first write, flushed
 }
 
 func (w *retryHintWriter) Write(p []byte) (int, error) {
-	if !w.started {
-		w.started = true
-		if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
-			_, _ = io.WriteString(w.ResponseWriter, "retry: 10\n\n")
-		}
+	if w.started {
+		return w.ResponseWriter.Write(p)
 	}
-	return w.ResponseWriter.Write(p)
+	w.started = true
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		_, _ = io.WriteString(w.ResponseWriter, "retry: 10\n\n")
+	}
+	n, err := w.ResponseWriter.Write(p)
+	if w.firstWrite != nil {
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+		w.firstWrite()
+	}
+	return n, err
 }
 
 func (w *retryHintWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
@@ -220,6 +240,7 @@ func TestHTTP_ClosedStreamsResume(t *testing.T) {
 	rec := testkit.Record(t, sup)
 	rec.WaitState(ctx, 0, "remote", messages.StateReady)
 	mark := rec.Len()
+	cutter.waitFlowing(ctx, t)
 
 	// A first notification reaches the client live on the GET stream, so
 	// the stream has an event id to resume from.
@@ -233,13 +254,8 @@ func TestHTTP_ClosedStreamsResume(t *testing.T) {
 	addTool("late")
 	store.waitStored(ctx, t, "notifications/tools/list_changed")
 	release()
-	select {
-	case id := <-cutter.resumes:
-		if id == "" {
-			t.Fatal("the GET stream was resumed without Last-Event-ID")
-		}
-	case <-ctx.Done():
-		t.Fatal("the GET stream was never resumed")
+	if id := cutter.waitFlowing(ctx, t); id == "" {
+		t.Fatal("the GET stream was resumed without Last-Event-ID")
 	}
 	rec.WaitFor(ctx, mark, "late listed", hasTool("remote", "late"))
 
