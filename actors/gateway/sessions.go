@@ -156,13 +156,6 @@ func (t *sessionTable) remove(id string) {
 	}
 }
 
-// Live returns how many stateful sessions the gateway serves.
-func (t *sessionTable) count() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.live)
-}
-
 // sweepEvery is how often the reaper looks: a quarter of the timeout, at
 // most a minute, so a session is ended at most that much past its time.
 func (t *sessionTable) sweepEvery() time.Duration {
