@@ -225,3 +225,54 @@ func TestGateway_HTTPAbandonedSessionsAreReaped(t *testing.T) {
 		t.Fatalf("heap %d bytes after reaping, more than 10%% over the %d before", after, before)
 	}
 }
+
+// A session whose client holds its GET stream open is in use, however
+// long: only once the stream is gone does the idle time start.
+func TestGateway_HTTPListeningSessionIsKept(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	clock := quartz.NewMock(t)
+	const timeout = time.Minute
+	h := startGateway(t, &fakeSource{})
+	trap := clock.Trap().TickerFunc("gateway", "reap")
+	endpoint := serveHTTP(t, h, gateway.HTTPOptions{Token: testToken, Clock: clock, SessionTimeout: timeout})
+	trap.MustWait(ctx).MustRelease(ctx)
+	trap.Close()
+	s := newRawSession(t, endpoint)
+	id, _ := s.open(ctx)
+
+	getCtx, hangUp := context.WithCancel(ctx)
+	defer hangUp()
+	req, _ := http.NewRequestWithContext(getCtx, http.MethodGet, endpoint, nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	res, err := s.hc.Do(req) // returns once the stream is open: the request is in flight
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", res, err)
+	}
+	sweep := func() {
+		for range 8 { // two timeouts' worth of sweeps
+			clock.Advance(timeout / 4).MustWait(ctx)
+		}
+	}
+	sweep()
+	if reaped := h.logs.FilterMessage("ended idle HTTP sessions").Len(); reaped != 0 {
+		t.Fatalf("a session with an open stream was ended")
+	}
+	hangUp()
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	// The gateway sees the stream end on its own time: sweep until the
+	// session is ended, bounded by the test's context.
+	for h.logs.FilterMessage("ended idle HTTP sessions").Len() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the session was never ended after its stream closed")
+		}
+		sweep()
+	}
+	if res, _ := s.do(ctx, http.MethodPost, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("the ended session's request: %s, want 404", res.Status)
+	}
+}
