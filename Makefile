@@ -74,8 +74,8 @@ $(PEERS_STAMP): test/bench/peers/package-lock.json test/bench/peers/package.json
 
 # The official MCP conformance suite's server scenarios, against the
 # go-sdk's conformance server directly and through `mcpvisor serve`
-# (test/mcpconformance/run.sh; see docs/reliability.md). Not part of
-# `make test` or CI yet: the gateway does not carry prompts and resources.
+# (test/mcpconformance/run.sh; see docs/reliability.md). .ci/run runs it
+# after `make test`.
 conformance-suite:
 	bash test/mcpconformance/run.sh
 

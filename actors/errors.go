@@ -2,7 +2,8 @@ package actors
 
 import "errors"
 
-// Errors a tool call can fail with; callers branch on them with errors.Is
+// Errors a tool call, prompt get, resource read, completion or
+// subscription can fail with; callers branch on them with errors.Is
 // (the HTTP API maps each to a status code).
 var (
 	// ErrUnknownServer: no server of that name is configured.
@@ -12,6 +13,15 @@ var (
 	ErrUnknownTool = errors.New("tool not exposed")
 	// ErrNotReady: the server exists but has no ready session.
 	ErrNotReady = errors.New("server not ready")
+	// ErrUnknownPrompt: the server does not expose a prompt of that name.
+	ErrUnknownPrompt = errors.New("prompt not exposed")
+	// ErrUnknownResource: no ready server owns that URI (no resource of
+	// that URI and no resource template matching it).
+	ErrUnknownResource = errors.New("resource not exposed")
+	// ErrBadReference: a completion reference that is neither a prompt
+	// (ref/prompt with a server__prompt name) nor a resource (ref/resource
+	// with a URI or URI template).
+	ErrBadReference = errors.New("bad completion reference")
 	// ErrUpstream: the server or the transport failed the call.
 	ErrUpstream = errors.New("upstream error")
 	// ErrCallTimeout: the call ran past the server's call timeout.

@@ -40,6 +40,10 @@ type reconcilerActor struct {
 	timers   map[string]retryTimer // armed retry timers by server
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
+	// subs are the resource subscriptions by URI; renew names the
+	// servers whose subscriptions are renewed after the view swap.
+	subs  map[string]*resourceSub
+	renew map[string]bool
 
 	// Of the message being handled: its events and replies, sent after the
 	// view is swapped.
@@ -77,7 +81,7 @@ type (
 	forgetResync struct{ id string }
 )
 
-func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
+func newReconcilerProps(env *environment, view *fleetView, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &reconcilerActor{
 			env:  env,
@@ -85,6 +89,7 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 			log:  env.log.Named("reconciler"),
 			fleet: reconciler.NewFleet(reconciler.FleetOptions{
 				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
+				ConfigPaths: paths,
 			}),
 			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 			sessions: map[uint64]*liveSession{},
@@ -92,6 +97,8 @@ func newReconcilerProps(env *environment, view *fleetView) *actor.Props {
 			crashed:  map[string]string{},
 			timers:   map[string]retryTimer{},
 			waiters:  map[string]chan<- messages.Event{},
+			subs:     map[string]*resourceSub{},
+			renew:    map[string]bool{},
 		}
 	})
 }
@@ -106,8 +113,14 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.diagnostics})
 	case *sessionReady:
 		r.sessionReady(c, m)
-	case *sessionTools:
-		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.server, Session: m.id, Tools: m.tools})
+	case *sessionCatalog:
+		r.sessionCatalog(c, m)
+	case *sessionResourceUpdated:
+		r.resourceUpdated(m)
+	case *subscribeResource:
+		r.subscribeResource(c, m)
+	case *unsubscribeResource:
+		r.unsubscribeResource(c, m)
 	case *messages.ServerFailed:
 		r.step(c, reconciler.SessionFailed{Now: r.now(), Failure: m, Jitter: r.rng.Float64()})
 	case *sessionStopped:
@@ -179,6 +192,7 @@ func (r *reconcilerActor) flush(c actor.Context) {
 		r.refreshView(names)
 		r.pushLiveRoots(c, old, names)
 	}
+	r.renewMarked(c)
 	for _, ev := range r.outbox {
 		r.env.journal.publish(ev)
 	}
@@ -214,7 +228,9 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	if ls := r.sessions[m.id]; ls != nil {
 		ls.stderr = m.stderr
 	}
-	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.tools})
+	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
+		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped})
+	r.renewSubscriptions(m.server)
 }
 
 // armRetry arms a quartz timer whose callback only sends.

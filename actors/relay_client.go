@@ -16,21 +16,17 @@ import (
 // sampling and elicitation when the embedder set Options.Sampling or
 // Options.Elicitation (the gateway sets both in `serve`), roots when the
 // server's config lists roots or the embedder set Options.Roots.
-// Notifications (progress, log messages) need no capability.
-func (r *sessionRelay) clientOptions(roots bool, onToolsChanged func()) *mcp.ClientOptions {
+// Notifications (progress, log messages) need no capability. o holds the
+// session's other handlers (the catalog's); it is completed and returned.
+func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	if roots {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
-	o := &mcp.ClientOptions{
-		Logger:       r.env.slog("mcp"),
-		Capabilities: caps,
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			onToolsChanged()
-		},
-		ProgressNotificationHandler: r.onProgress,
-		LoggingMessageHandler:       r.onLog,
-	}
+	o.Logger = r.env.slog("mcp")
+	o.Capabilities = caps
+	o.ProgressNotificationHandler = r.onProgress
+	o.LoggingMessageHandler = r.onLog
 	if r.env.opts.Sampling != nil {
 		o.CreateMessageHandler = r.onSampling
 	}
@@ -40,14 +36,24 @@ func (r *sessionRelay) clientOptions(roots bool, onToolsChanged func()) *mcp.Cli
 	return o
 }
 
-// declineUnadvertised answers an elicitation/create that a server sends
-// although mcpvisor did not advertise elicitation: declined at once (the
+// elicitationRelay takes every elicitation/create a server sends. With no
+// Options.Elicitation (so none advertised), it is declined at once: the
 // go-sdk's own answer would be an error the server may not expect, and a
-// request nobody answers would hang the server's call).
-func (r *sessionRelay) declineUnadvertised(next mcp.MethodHandler) mcp.MethodHandler {
+// request nobody answers would hang the server's call. With one, the
+// request goes to it as the server sent it: the go-sdk client would first
+// check the requested schema against its own rules, stricter than some
+// clients' (it refuses enumNames and titled enums, which SEP-1330 allows),
+// and a relay leaves that to whoever answers.
+func (r *sessionRelay) elicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "elicitation/create" && r.env.opts.Elicitation == nil {
+		if method != "elicitation/create" {
+			return next(ctx, method, req)
+		}
+		if r.env.opts.Elicitation == nil {
 			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		if er, ok := req.(*mcp.ElicitRequest); ok && er.Params != nil {
+			return r.onElicitation(ctx, er)
 		}
 		return next(ctx, method, req)
 	}

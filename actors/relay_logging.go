@@ -80,23 +80,42 @@ func (r *sessionRelay) publishLog(p *mcp.LoggingMessageParams) {
 	})
 }
 
-// setLogLevel asks a session's server to log at a level.
-type setLogLevel struct{ level string }
+// setLogLevel asks a session's server to log at a level; done (buffered,
+// may be nil) gets one value when the server answered or will not be
+// asked.
+type setLogLevel struct {
+	level string
+	done  chan<- struct{}
+}
 
 // SetLogLevel asks every upstream server that supports logging to send
 // its log messages at level (debug ... emergency) and above, now and on
 // every later connect; "" stops asking (servers keep the level they
 // were given last). Servers on protocol 2026-07-28 have no
 // logging/setLevel: they get the level with each call instead (see
-// WithLogLevel).
-func (s *Supervisor) SetLogLevel(level string) error {
+// WithLogLevel). It returns once every ready server answered, or ctx
+// ended: a call made after it gets messages at that level.
+func (s *Supervisor) SetLogLevel(ctx context.Context, level string) error {
 	if level != "" && !validLogLevel(level) {
 		return fmt.Errorf("log level %q: use one of debug, info, notice, warning, error, critical, alert, emergency", level)
 	}
 	s.env.logLevel.Store(&level)
-	for _, row := range s.view.load().rows {
+	rows := s.view.load().rows
+	done := make(chan struct{}, len(rows))
+	asked := 0
+	for _, row := range rows {
 		if row.session != nil {
-			s.sys.Root.Send(row.session, &setLogLevel{level: level})
+			s.sys.Root.Send(row.session, &setLogLevel{level: level, done: done})
+			asked++
+		}
+	}
+	for range asked {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closed:
+			return ErrClosed
 		}
 	}
 	return nil
@@ -120,20 +139,23 @@ func (e *environment) upstreamLogLevel() string {
 
 // applyLogLevel sends logging/setLevel to a connected server that
 // advertised logging on a protocol that has it, on a goroutine the
-// session owns, bounded by the list timeout.
-func (s *sessionActor) applyLogLevel(level string) {
+// session owns, bounded by the list timeout; done (may be nil) is told
+// when that is over.
+func (s *sessionActor) applyLogLevel(level string, done chan<- struct{}) {
 	cs := s.cs
-	if cs == nil || level == "" {
-		return
+	var init *mcp.InitializeResult
+	if cs != nil {
+		init = cs.InitializeResult()
 	}
-	init := cs.InitializeResult()
-	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil || init.ProtocolVersion >= statelessProtocol {
+	if level == "" || init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil || init.ProtocolVersion >= statelessProtocol {
+		tell(done)
 		return
 	}
 	stop, clock, timeout, log := s.ctx, s.env.clock, s.env.opts.ListTimeout, s.log
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
+		defer tell(done)
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		timer := clock.AfterFunc(timeout, cancel, "session", "set-level")
@@ -147,4 +169,11 @@ func (s *sessionActor) applyLogLevel(level string) {
 // zapError is err as a log field, redacted.
 func zapError(r *reconciler.Redactor, err error) zap.Field {
 	return zap.String("error", r.Redact(err.Error()))
+}
+
+// tell sends one value on a buffered done channel, if there is one.
+func tell(done chan<- struct{}) {
+	if done != nil {
+		done <- struct{}{}
+	}
 }

@@ -1,7 +1,12 @@
 package actors
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,18 +21,88 @@ import (
 // before its response was handled (sessionRelay.drain).
 //
 // Counting needs the connection's reads, so the transport is wrapped. The
-// streamable HTTP client's connection cannot be: the go-sdk tells it of
-// the session's state through a method no other package can implement.
-// Its calls end without waiting, and can lose the notifications that were
-// still queued when the response came.
+// streamable HTTP client's connection cannot be (the go-sdk tells it of
+// the session's state through a method no other package can implement),
+// so there the HTTP client's response bodies are: the events of every SSE
+// stream are counted as they are read, before the go-sdk parses them.
+//
+// A count the go-sdk does not match (a replayed event it skips, a message
+// it drops) would hold a call back for nothing: drain waits at most
+// maxDrain.
 
-// orderedTransport wraps t's connection so that the relay sees each
-// message in the order it is read, unless t is streamable HTTP.
+// orderedTransport wraps t so that the relay counts what is read.
 func (r *sessionRelay) orderedTransport(t mcp.Transport) mcp.Transport {
-	if _, ok := t.(*mcp.StreamableClientTransport); ok {
-		return t
+	if st, ok := t.(*mcp.StreamableClientTransport); ok {
+		cp := *st // before Connect: nothing in it is in use yet
+		hc := http.Client{}
+		if st.HTTPClient != nil {
+			hc = *st.HTTPClient
+		}
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc.Transport = &sseCounting{base: base, relay: r}
+		cp.HTTPClient = &hc
+		r.counted.Store(true)
+		return &cp
 	}
 	return &readCounting{Transport: t, relay: r}
+}
+
+// sseCounting counts the relayed notifications in every SSE response.
+type sseCounting struct {
+	base  http.RoundTripper
+	relay *sessionRelay
+}
+
+func (t *sseCounting) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &sseCounter{ReadCloser: resp.Body, relay: t.relay}
+	}
+	return resp, err
+}
+
+// sseCounter follows an SSE body line by line; at the blank line that
+// ends an event, it counts the event's data if that is a relayed
+// notification. It counts before the bytes reach the go-sdk.
+type sseCounter struct {
+	io.ReadCloser
+	relay      *sessionRelay
+	line, data []byte
+}
+
+func (c *sseCounter) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			c.line = append(c.line, b)
+			continue
+		}
+		line := bytes.TrimSuffix(c.line, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if len(c.data) > 0 && isRelayedNotification(c.data) {
+				c.relay.read.Add(1)
+			}
+			c.data = c.data[:0]
+		case bytes.HasPrefix(line, []byte("data:")):
+			c.data = append(c.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+		c.line = c.line[:0]
+	}
+	return n, err
+}
+
+// isRelayedNotification reports whether an SSE event's data is one
+// JSON-RPC notification of relayedNotifications.
+func isRelayedNotification(data []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.ID == nil && relayedNotifications[m.Method]
 }
 
 // relayedNotifications are the notifications whose handlers count

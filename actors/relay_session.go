@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/coder/quartz"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -60,6 +63,9 @@ type inflightCall struct {
 	progress func(messages.Progress)
 	// reset restarts the call's timeout (resetTimeoutOnProgress), or nil.
 	reset func()
+	// token is the call's upstream progress token ("" for none); level
+	// the log level its request carries on protocol 2026-07-28.
+	token, level string
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -80,25 +86,29 @@ func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64,
 // (inCallKey), token is the progress token to send ("" if the caller
 // wants no progress), and end must be called once the call returned and
 // drained.
-func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (c *inflightCall, token string, end func()) {
+func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (c *inflightCall, end func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset}
+	level := o.logLevel
+	if level == "" {
+		level = r.env.upstreamLogLevel()
+	}
+	c = &inflightCall{n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
 		// Unique within the session, which is all the server sees: two
 		// gateway clients' own tokens never meet upstream.
-		token = "mcpvisor-" + strconv.FormatUint(c.n, 10)
-		r.tokens[token] = c
+		c.token = "mcpvisor-" + strconv.FormatUint(c.n, 10)
+		r.tokens[c.token] = c
 	}
-	return c, token, func() {
+	return c, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		delete(r.calls, c.n)
-		if token != "" {
-			delete(r.tokens, token)
+		if c.token != "" {
+			delete(r.tokens, c.token)
 		}
 	}
 }
@@ -141,6 +151,7 @@ func (r *sessionRelay) drain(ctx context.Context) {
 		return
 	}
 	target := r.read.Load()
+	var bound *quartz.Timer
 	for {
 		r.mu.Lock()
 		caught, changed := r.handled >= target, r.changed
@@ -148,13 +159,24 @@ func (r *sessionRelay) drain(ctx context.Context) {
 		if caught {
 			return
 		}
+		if bound == nil {
+			// Only a call that has something left to wait for arms it.
+			bound = r.env.clock.NewTimer(maxDrain, "relay", "drain")
+			defer bound.Stop()
+		}
 		select {
 		case <-changed:
+		case <-bound.C:
+			return
 		case <-ctx.Done():
 			return
 		}
 	}
 }
+
+// maxDrain bounds how long a returned call waits for the notifications
+// read before its response (see relay_order.go).
+const maxDrain = time.Second
 
 // callContext returns the context a server-to-client request is handled
 // under: the context of the call it belongs to (see sessionRelay), ended
@@ -192,20 +214,23 @@ func (r *sessionRelay) soleCall() *inflightCall {
 	return newest
 }
 
-// callParams are the tools/call params of m: its progress token, if it
-// asked for progress, and on protocol 2026-07-28 its log level.
-func callParams(cs *mcp.ClientSession, m *callTool, token, level string) *mcp.CallToolParams {
-	p := &mcp.CallToolParams{Name: m.tool, Arguments: m.args}
-	if token != "" {
-		p.SetProgressToken(token)
+// relayParams completes the params of a request sent under ctx (the
+// context begin returned): its progress token, if it asked for progress,
+// and on protocol 2026-07-28 its log level.
+func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
+	c, _ := ctx.Value(inCallKey{}).(*inflightCall)
+	if c == nil {
+		return
 	}
-	if init := cs.InitializeResult(); level != "" && init != nil && init.ProtocolVersion >= statelessProtocol {
+	if c.token != "" {
+		p.SetProgressToken(c.token)
+	}
+	if init := cs.InitializeResult(); c.level != "" && init != nil && init.ProtocolVersion >= statelessProtocol {
 		meta := p.GetMeta()
 		if meta == nil {
 			meta = map[string]any{}
 		}
-		meta[mcp.MetaKeyLogLevel] = level
+		meta[mcp.MetaKeyLogLevel] = c.level
 		p.SetMeta(meta)
 	}
-	return p
 }

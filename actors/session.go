@@ -40,15 +40,17 @@ type sessionActor struct {
 	cancel context.CancelFunc
 	cs     *mcp.ClientSession // set once connected
 	calls  chan struct{}      // bounds concurrent calls
-	listN  uint64             // generation of the newest tools/list
+	listN  [3]uint64          // generation of the newest listing, per kind (see catalogKinds)
 	conn   *conn              // for the stderr tail; owned by the lifeline
 
 	probeTimer  *quartz.Timer
 	probeN      uint64 // generation of the probe schedule
 	probeMisses int
-	// relistPending records a list_changed that arrived before the
-	// connection was handed over; it is honoured once it is.
-	relistPending bool
+	// relistPending records the kinds whose list_changed arrived before
+	// the connection was handed over; they are listed once it is.
+	relistPending catalogKinds
+	// subs are the resource subscriptions this session holds upstream.
+	subs map[string]*upstreamSub
 	// failed is set once this session reported ServerFailed, so its
 	// lifeline's end is not reported twice.
 	failed bool
@@ -69,10 +71,10 @@ type sessionActor struct {
 type (
 	// connected is the lifeline's dial result.
 	connected struct {
-		cs    *mcp.ClientSession
-		pid   int
-		tools []messages.Tool
-		err   error
+		cs  *mcp.ClientSession
+		pid int
+		cat catalog
+		err error
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
@@ -82,10 +84,13 @@ type (
 		exitCode int
 		tail     []string
 	}
-	toolListChanged struct{}
-	toolsListed     struct {
+	// listChanged is a notifications/{tools,prompts,resources}/list_changed.
+	listChanged struct{ kinds catalogKinds }
+	// catalogListed is a re-list's result.
+	catalogListed struct {
+		kinds catalogKinds
 		n     uint64
-		tools []messages.Tool
+		cat   catalog
 		err   error
 	}
 	// stopSession asks for a graceful stop; the session answers its parent
@@ -119,15 +124,16 @@ type (
 		server string
 		id     uint64
 		pid    int
-		tools  []messages.Tool
+		cat    catalog
 		// stderr returns the server's stderr tail, redacted, at the time
 		// of the call (nil for HTTP servers).
 		stderr func() []string
 	}
-	sessionTools struct {
+	// sessionCatalog reports the kinds of a re-list (cat.kinds).
+	sessionCatalog struct {
 		server string
 		id     uint64
-		tools  []messages.Tool
+		cat    catalog
 	}
 	sessionStopped struct {
 		server string
@@ -157,18 +163,30 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.connected(c, m)
 	case *lifelineEnded:
 		s.lifelineEnded(c, m)
-	case *toolListChanged:
-		s.relist(c)
-	case *toolsListed:
-		s.toolsListed(c, m)
+	case *listChanged:
+		s.relist(c, m.kinds)
+	case *catalogListed:
+		s.catalogListed(c, m)
 	case *callTool:
 		s.call(c, m)
+	case *sessionRequest:
+		s.request(c, m)
+	case *subscribeUpstream:
+		s.subscribe(c, m)
+	case *unsubscribeUpstream:
+		s.unsubscribe(c, m)
+	case *upstreamSubscribed:
+		s.subscribed(c, m)
+	case *resourceUpdated:
+		s.resourceUpdated(c, m)
+	case *subscriptionsAcked:
+		s.acked(m)
 	case *probeDue:
 		s.probe(c, m)
 	case *probeResult:
 		s.probed(c, m)
 	case *setLogLevel:
-		s.applyLogLevel(m.level)
+		s.applyLogLevel(m.level, m.done)
 	case *updateRoots:
 		s.updateRoots(m)
 	case *refreshRoots:
@@ -195,8 +213,8 @@ func (s *sessionActor) start(c actor.Context) {
 	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
-		s.relay.clientOptions(s.advertisedRoots, func() { root.Send(self, &toolListChanged{}) }))
-	s.client.AddReceivingMiddleware(s.relay.declineUnadvertised)
+		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
+	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent
@@ -224,9 +242,9 @@ func (s *sessionActor) start(c actor.Context) {
 // server would then ask for and could hang on to a stop for the whole
 // grace.
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
-	cs, tools, cancel, err := s.connect(ctx, client, cn)
+	cs, cat, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
-	root.Send(self, &connected{cs: cs, pid: cn.pid(), tools: tools, err: err})
+	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err})
 	if err != nil {
 		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
 		// Asked to stop while connecting: that is a stop, not a failure.
@@ -248,12 +266,12 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	}
 }
 
-// connect dials and lists the tools, both bounded by the connect timeout on
+// connect dials and lists the catalog, both bounded by the connect timeout on
 // the quartz clock. The process itself is not tied to that deadline, but
 // the dial context must outlive the handshake (an SSE transport reads its
 // event stream under it), so on success it is returned for the lifeline to
 // cancel when the session ends.
-func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.ClientSession, []messages.Tool, context.CancelFunc, error) {
+func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.ClientSession, catalog, context.CancelFunc, error) {
 	timeout := s.spec.ConnectTimeout
 	if timeout <= 0 {
 		timeout = s.env.opts.ConnectTimeout
@@ -261,13 +279,13 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
 	cs, err := client.Connect(dctx, s.relay.orderedTransport(cn.transport), nil)
-	var tools []messages.Tool
+	var cat catalog
 	if err == nil {
-		tools, err = listTools(dctx, s.spec.Name, cs)
+		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
 	}
 	fired := !timer.Stop()
 	if err == nil && !fired {
-		return cs, tools, cancel, nil
+		return cs, cat, cancel, nil
 	}
 	cancel()
 	if cs != nil {
@@ -275,16 +293,16 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	switch {
 	case ctx.Err() != nil:
-		return nil, nil, nil, errors.New("stopped while connecting")
+		return nil, catalog{}, nil, errors.New("stopped while connecting")
 	case fired:
-		return nil, nil, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+		return nil, catalog{}, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
 	case closedByServer(err) && exited(cn):
-		return nil, nil, nil, handshakeExit(cn)
+		return nil, catalog{}, nil, handshakeExit(cn)
 	case cn.refused() != nil:
 		// The go-sdk may report a refused write as the connection closing.
-		return nil, nil, nil, fmt.Errorf("connect: %w", cn.refused())
+		return nil, catalog{}, nil, fmt.Errorf("connect: %w", cn.refused())
 	default:
-		return nil, nil, nil, fmt.Errorf("connect: %w", err)
+		return nil, catalog{}, nil, fmt.Errorf("connect: %w", err)
 	}
 }
 
@@ -352,13 +370,14 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 		return
 	}
 	s.cs = m.cs
-	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.tools)))
-	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, tools: m.tools, stderr: s.stderrReader()})
+	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.cat.tools)),
+		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
+	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
-	s.applyLogLevel(s.env.upstreamLogLevel())
-	if s.relistPending {
-		s.relistPending = false
-		s.relist(c)
+	s.applyLogLevel(s.env.upstreamLogLevel(), nil)
+	if kinds := s.relistPending; kinds != 0 {
+		s.relistPending = 0
+		s.relist(c, kinds)
 	}
 }
 
@@ -413,46 +432,6 @@ func (s *sessionActor) finish(c actor.Context) {
 	c.Stop(c.Self())
 }
 
-func (s *sessionActor) relist(c actor.Context) {
-	cs := s.cs
-	if cs == nil {
-		// The notification can overtake the lifeline's connected report:
-		// list again once the session is ours.
-		s.relistPending = !s.failed
-		return
-	}
-	s.listN++
-	n, self, root, stop := s.listN, c.Self(), c.ActorSystem().Root, s.ctx
-	timeout, clock := s.env.opts.ListTimeout, s.env.clock
-	s.env.work.Add(1)
-	go func() {
-		defer s.env.work.Done()
-		ctx, cancel := context.WithCancel(stop)
-		defer cancel()
-		timer := clock.AfterFunc(timeout, cancel, "session", "list")
-		tools, err := listTools(ctx, s.spec.Name, cs)
-		if !timer.Stop() && err != nil && stop.Err() == nil {
-			err = fmt.Errorf("tools/list: no complete answer within %s (list timeout): %w", timeout, err)
-		}
-		root.Send(self, &toolsListed{n: n, tools: tools, err: err})
-	}()
-}
-
-func (s *sessionActor) toolsListed(c actor.Context, m *toolsListed) {
-	if m.n != s.listN || s.cs == nil {
-		return // a newer list is on its way, or the session is gone
-	}
-	if errors.Is(m.err, errListUnbounded) {
-		s.listFailed(c, m.err)
-		return
-	}
-	if m.err != nil {
-		s.log.Warn("list tools after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
-		return
-	}
-	c.Send(c.Parent(), &sessionTools{server: s.spec.Name, id: s.id, tools: m.tools})
-}
-
 // listFailed fails the server over a listing that had to be cut: its
 // catalog cannot be trusted. The lifeline then closes the connection (and
 // its process group) as for a stop.
@@ -486,10 +465,6 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		timeout = s.env.opts.CallTimeout
 	}
 	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
-	level := m.opts.logLevel
-	if level == "" {
-		level = s.env.upstreamLogLevel()
-	}
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -507,9 +482,11 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		inCall, token, end := relay.begin(ctx, m.opts, reset)
+		inCall, end := relay.begin(ctx, m.opts, reset)
 		defer end()
-		res, err := cs.CallTool(inCall.ctx, callParams(cs, m, token, level))
+		params := &mcp.CallToolParams{Name: m.tool, Arguments: m.args}
+		relayParams(inCall.ctx, cs, params)
+		res, err := cs.CallTool(inCall.ctx, params)
 		relay.drain(ctx)
 		switch {
 		case err == nil:

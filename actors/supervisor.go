@@ -102,7 +102,7 @@ func (a *rootActor) Receive(c actor.Context) {
 		return
 	}
 	p := PIDs{Root: c.Self()}
-	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view), "reconciler")
+	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view, a.paths), "reconciler")
 	p.Config = c.SpawnPrefix(newConfigProps(a.env, p.Reconciler, a.paths), "config")
 	if !a.env.opts.DisableWatch {
 		p.Watcher = c.SpawnPrefix(newWatcherProps(a.env, p.Config, a.paths), "watcher")
@@ -166,12 +166,17 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
 	}
 	reply := make(chan callResult, 1)
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout,
-		resetOnProgress: rt.resetOnProgress, opts: buildCallOptions(opts), reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.
-	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
+	d := rt.callTimeout + s.env.opts.StopGrace + time.Second
+	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
 	defer bound.Stop("supervisor", "call-bound")
+	o := buildCallOptions(opts)
+	if rt.resetOnProgress {
+		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
+	}
+	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout,
+		resetOnProgress: rt.resetOnProgress, opts: o, reply: reply})
 	select {
 	case r := <-reply:
 		return r.res, r.err

@@ -25,6 +25,7 @@ type fleetSnapshot struct {
 	generation, observed uint64
 	configErrors         []messages.Diagnostic
 	rows                 []*serverRow // sorted by name
+	ordered              []*serverRow // the ready rows in config order
 }
 
 // serverRow is one server as readers see it; immutable once published.
@@ -43,6 +44,8 @@ type serverRow struct {
 	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// status.StderrTail (the tail of the last failure) is shown.
 	stderr func() []string
+	// cat is the rest of the catalog, with its indexes.
+	cat rowCatalog
 }
 
 func (v *fleetView) load() *fleetSnapshot {
@@ -86,6 +89,7 @@ func (r *reconcilerActor) refreshView(names []string) {
 		observed:     r.fleet.ObservedGeneration(),
 		configErrors: r.fleet.Diagnostics(),
 		rows:         rows,
+		ordered:      byOrder(rows),
 	})
 }
 
@@ -98,7 +102,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout,
+	row := &serverRow{status: fr.Status, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
 		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots}
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout

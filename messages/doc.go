@@ -34,8 +34,14 @@
 //	ToolsChanged        reconciler       when a server's exposed tools change
 //	ResyncCompleted     reconciler       when every server a resync started has settled
 //	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
+//	ServerLogged        session relay    a server's notifications/message, redacted, rate-limited per session
 //
-// Session actors never publish: they report to the reconciler, which is the
-// single publisher of server events, so their order is the order in which
-// the reconciler saw them.
+// Session actors never publish state: they report to the reconciler, which
+// is the single publisher of server state events, so their order is the
+// order in which the reconciler saw them. The one exception is a server's
+// own log messages (ServerLogged), which belong to no state and are
+// published by the session's relay as they arrive.
+//
+// Progress (messages.Progress) is not an event: it goes to the callback of
+// the call it belongs to (actors.WithProgress).
 package messages

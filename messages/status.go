@@ -4,12 +4,17 @@ import "time"
 
 // ServerStatus is one server's row in a status snapshot.
 type ServerStatus struct {
-	Name       string    `json:"name"`
-	Transport  Transport `json:"transport"`
-	State      State     `json:"state"`
-	PID        int       `json:"pid"`
-	Session    uint64    `json:"session"`
-	Tools      int       `json:"tools"`
+	Name      string    `json:"name"`
+	Transport Transport `json:"transport"`
+	State     State     `json:"state"`
+	PID       int       `json:"pid"`
+	Session   uint64    `json:"session"`
+	Tools     int       `json:"tools"`
+	// Prompts, Resources and Templates count the exposed catalog while
+	// ready (zero otherwise), like Tools.
+	Prompts    int       `json:"prompts"`
+	Resources  int       `json:"resources"`
+	Templates  int       `json:"resourceTemplates"`
 	Attempt    int       `json:"attempt"`
 	Restarts   int       `json:"restarts"`
 	LastError  string    `json:"lastError"`

@@ -76,6 +76,10 @@ type Fleet struct {
 	// dirty says that anything did.
 	touched map[string]bool
 	dirty   bool
+
+	// claims indexes resource URIs and URI templates to the servers that
+	// expose them (see reindex).
+	claims map[messages.CatalogKind]map[string][]string
 }
 
 // FleetOptions is the fleet's policy.
@@ -84,6 +88,9 @@ type FleetOptions struct {
 	CrashLoop CrashLoop
 	// MaxConnects bounds concurrent connects; zero or less means no bound.
 	MaxConnects int
+	// ConfigPaths are the config files in their order, which decides
+	// who owns a resource URI two servers claim.
+	ConfigPaths []string
 }
 
 // fleetServer is the record of one configured server with a session, or
@@ -110,6 +117,9 @@ type fleetServer struct {
 	retryToken uint64
 
 	tools []messages.Tool // as listed by cur, before filtering
+	// catalog is the rest of what cur listed; published is what the
+	// fleet last published of it (see publishCatalog).
+	catalog, published serverCatalog
 }
 
 // warning is what status says about a change that failed while the
@@ -139,6 +149,7 @@ func NewFleet(opts FleetOptions) *Fleet {
 		invalid:  map[string]messages.InvalidServer{},
 		disabled: map[string]messages.ServerSpec{},
 		touched:  map[string]bool{},
+		claims:   map[messages.CatalogKind]map[string][]string{},
 	}
 }
 
@@ -161,6 +172,10 @@ func (f *Fleet) Step(in Input) []Effect {
 	case SessionTools:
 		f.now = in.Now
 		f.sessionTools(in)
+	case SessionPrompts:
+		f.sessionPrompts(in)
+	case SessionResources:
+		f.sessionResources(in)
 	case SessionFailed:
 		f.now = in.Now
 		f.sessionFailed(in.Failure, in.Jitter)
@@ -209,6 +224,12 @@ func (f *Fleet) emit(ev messages.Event) {
 	case *messages.ServerStateChanged:
 		f.touch(ev.Server)
 	case *messages.ToolsChanged:
+		f.touch(ev.Server)
+	case *messages.PromptsChanged:
+		f.touch(ev.Server)
+	case *messages.ResourcesChanged:
+		f.touch(ev.Server)
+	case *messages.ResourceTemplatesChanged:
 		f.touch(ev.Server)
 	}
 }

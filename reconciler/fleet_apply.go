@@ -143,8 +143,9 @@ func (f *Fleet) stop(name, reason string) {
 	f.stopSession(s.next)
 	s.next = nil
 	prev := filterTools(s.tools, s.spec)
-	s.tools = nil
+	s.tools, s.catalog = nil, serverCatalog{}
 	f.publishTools(s, prev) // everything it exposed is withdrawn
+	f.publishCatalog(s)
 	if s.cur == nil {
 		f.transition(s, messages.StateStopped, reason, nil)
 		delete(f.servers, name)

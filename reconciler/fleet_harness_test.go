@@ -221,6 +221,63 @@ func tools(server string, names []string) []messages.Tool {
 	return out
 }
 
+// catalogItems builds items from names, "x@2" being x with another hash.
+func catalogItems[T any](names []string, make func(key, hash string) T) []T {
+	out := []T{}
+	for _, n := range names {
+		hash := n
+		n, h, ok := strings.Cut(n, "@")
+		if ok {
+			hash = n + h
+		}
+		out = append(out, make(n, hash))
+	}
+	return out
+}
+
+func prompts(server string, names []string) []messages.Prompt {
+	out := catalogItems(names, func(k, h string) messages.Prompt { return messages.Prompt{Server: server, Name: k, Hash: h} })
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func resources(server string, uris []string) []messages.Resource {
+	out := catalogItems(uris, func(k, h string) messages.Resource { return messages.Resource{Server: server, URI: k, Hash: h} })
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
+}
+
+func templates(server string, uris []string) []messages.ResourceTemplate {
+	out := catalogItems(uris, func(k, h string) messages.ResourceTemplate {
+		return messages.ResourceTemplate{Server: server, URITemplate: k, Hash: h}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].URITemplate < out[j].URITemplate })
+	return out
+}
+
+func skipped(server string, keys []string) []messages.CatalogItemSkipped {
+	var out []messages.CatalogItemSkipped
+	for _, k := range keys {
+		out = append(out, messages.CatalogItemSkipped{Server: server, Kind: messages.KindPrompts, Key: k, Reason: "description too large"})
+	}
+	return out
+}
+
+// renderDiff is "+added -removed ~changed".
+func renderDiff(added, removed, changed []string) string {
+	var parts []string
+	for _, n := range added {
+		parts = append(parts, "+"+n)
+	}
+	for _, n := range removed {
+		parts = append(parts, "-"+n)
+	}
+	for _, n := range changed {
+		parts = append(parts, "~"+n)
+	}
+	return strings.Join(parts, " ")
+}
+
 // The rendering: one line per effect, then one per changed row.
 
 func renderEffect(e reconciler.Effect, now time.Time) string {
@@ -266,6 +323,16 @@ func renderEvent(ev messages.Event) string {
 			parts = append(parts, "~"+n)
 		}
 		return fmt.Sprintf("%s tools: %s", ev.Server, strings.Join(parts, " "))
+	case *messages.PromptsChanged:
+		return fmt.Sprintf("%s prompts: %s", ev.Server, renderDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.ResourcesChanged:
+		return fmt.Sprintf("%s resources: %s", ev.Server, renderDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.ResourceTemplatesChanged:
+		return fmt.Sprintf("%s templates: %s", ev.Server, renderDiff(ev.Added, ev.Removed, ev.Changed))
+	case *messages.CatalogConflict:
+		return fmt.Sprintf("conflict %s %s (%d): %s owns it, not %s", ev.Kind, ev.Key, ev.Count, ev.Winner, ev.Loser)
+	case *messages.CatalogItemSkipped:
+		return fmt.Sprintf("%s skipped %s %s: %s", ev.Server, ev.Kind, ev.Key, ev.Reason)
 	case *messages.PlanComputed:
 		dry := ""
 		if ev.DryRun {
@@ -314,6 +381,9 @@ func renderRow(row reconciler.Row, now time.Time) string {
 	add("session", st.Session, st.Session != 0)
 	add("pid", st.PID, st.PID != 0)
 	add("tools", strings.Join(toolNames(row.Tools), "+"), len(row.Tools) > 0)
+	add("prompts", st.Prompts, st.Prompts != 0)
+	add("resources", st.Resources, st.Resources != 0)
+	add("templates", st.Templates, st.Templates != 0)
 	add("attempt", st.Attempt, st.Attempt != 0)
 	add("restarts", st.Restarts, st.Restarts != 0)
 	add("retry", "+"+st.NextRetry.Sub(now).String(), !st.NextRetry.IsZero())

@@ -37,6 +37,12 @@ type SessionReady struct {
 	Session uint64
 	PID     int
 	Tools   []messages.Tool
+	// Prompts, Resources and Templates are the rest of its catalog;
+	// Skipped the items it listed that were too large to expose.
+	Prompts   []messages.Prompt
+	Resources []messages.Resource
+	Templates []messages.ResourceTemplate
+	Skipped   []messages.CatalogItemSkipped
 }
 
 // SessionTools reports a ready session's new tool list (after list_changed).

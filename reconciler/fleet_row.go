@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -16,6 +17,18 @@ type Row struct {
 	// Tools are the exposed tools (after the tool filters); nil unless
 	// the server is ready.
 	Tools []messages.Tool
+	// Prompts, Resources and Templates are the rest of the exposed
+	// catalog, nil unless the server is ready. Resources and Templates
+	// include those another server owns (see Shadowed).
+	Prompts   []messages.Prompt
+	Resources []messages.Resource
+	Templates []messages.ResourceTemplate
+	// ShadowedResources and ShadowedTemplates are the URIs and URI
+	// templates of this server that an earlier server owns (nil if none).
+	ShadowedResources, ShadowedTemplates map[string]bool
+	// Order is the server's place in config order: of two servers that
+	// claim the same URI, the earlier owns it.
+	Order ConfigOrder
 	Ready bool
 	// CallTimeout is the server's own call timeout; zero means the default.
 	CallTimeout time.Duration
@@ -40,7 +53,20 @@ func (f *Fleet) Row(name string) (Row, bool) {
 		if tools := f.exposed(s); s.state == messages.StateReady && s.cur != nil {
 			row.Ready, row.Tools = true, append([]messages.Tool{}, tools...)
 			row.Status.Tools = len(tools)
+			cat := f.exposedCatalog(s)
+			row.Prompts, row.Resources, row.Templates = cat.prompts, cat.resources, cat.templates
+			row.Status.Prompts, row.Status.Resources, row.Status.Templates = len(cat.prompts), len(cat.resources), len(cat.templates)
+			var first string
+			row.ShadowedResources, row.ShadowedTemplates, first = f.shadowed(s)
+			if n := len(row.ShadowedResources) + len(row.ShadowedTemplates); n > 0 {
+				w := fmt.Sprintf("%d resources or templates owned by a server earlier in config order (%s)", n, first)
+				if row.Status.Warning != "" {
+					w = row.Status.Warning + "; " + w
+				}
+				row.Status.Warning = BoundText(w)
+			}
 		}
+		row.Order = f.order(name)
 		return row, true
 	}
 	if inv, ok := f.invalid[name]; ok {

@@ -35,6 +35,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //	                                                     that desired state first
 //	ready name[#session] [tools=a,b] [pid=N]             the session connected (default tools: echo)
 //	tools name[#session] a,b                             the ready session listed new tools (a@2: changed)
+//	                                                     (ready also takes prompts=, resources=, templates=
+//	                                                     and skipped= lists)
+//	prompts name[#session] a,b [skipped=x]               the ready session listed new prompts
+//	resources name[#session] u,v [templates=t]           the ready session listed new resources and templates
 //	crash name[#session] [status=N] [err="..."] [jitter=F]  the session died or failed to start
 //	stopped name[#session]                               a stopped session is gone (default: the oldest)
 //	tick D                                               time passes; due retry timers fire
@@ -181,10 +185,19 @@ func (r *fleetRig) run(command string) {
 			pid = atoi(r.t, v)
 		}
 		s.ready = true
-		r.step(reconciler.SessionReady{Now: r.now, Server: s.server, Session: s.id, PID: pid, Tools: tools(s.server, names)})
+		r.step(reconciler.SessionReady{Now: r.now, Server: s.server, Session: s.id, PID: pid, Tools: tools(s.server, names),
+			Prompts: prompts(s.server, splitList(kv["prompts"])), Resources: resources(s.server, splitList(kv["resources"])),
+			Templates: templates(s.server, splitList(kv["templates"])), Skipped: skipped(s.server, splitList(kv["skipped"]))})
 	case "tools":
 		s := r.pick(args[1], func(s *rigSession) bool { return live(s) && s.ready })
 		r.step(reconciler.SessionTools{Now: r.now, Server: s.server, Session: s.id, Tools: tools(s.server, splitList(args[2]))})
+	case "prompts":
+		s := r.pick(args[1], func(s *rigSession) bool { return live(s) && s.ready })
+		r.step(reconciler.SessionPrompts{Server: s.server, Session: s.id, Prompts: prompts(s.server, splitList(args[2])), Skipped: skipped(s.server, splitList(kv["skipped"]))})
+	case "resources":
+		s := r.pick(args[1], func(s *rigSession) bool { return live(s) && s.ready })
+		r.step(reconciler.SessionResources{Server: s.server, Session: s.id, Resources: resources(s.server, splitList(args[2])),
+			Templates: templates(s.server, splitList(kv["templates"]))})
 	case "crash":
 		s := r.pick(args[1], func(s *rigSession) bool { return !s.stopped })
 		f := &messages.ServerFailed{Server: s.server, Session: s.id, Error: "connect: binary not found", ExitCode: -1}

@@ -103,12 +103,15 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	s.cur.ready, s.cur.pid = true, m.PID
 	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
 	s.tools = m.Tools
+	s.catalog = serverCatalog{prompts: m.Prompts, resources: m.Resources, templates: m.Templates}
 	reason := "connected"
 	if s.cur.reason != "" {
 		reason = s.cur.reason
 	}
 	f.transition(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.PID })
 	f.publishTools(s, prev)
+	f.publishSkipped(m.Skipped)
+	f.publishCatalog(s)
 }
 
 func (f *Fleet) sessionTools(m SessionTools) {
@@ -167,8 +170,9 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
 	var loop bool
 	loop, s.failures = f.opts.CrashLoop.Exceeded(append(s.failures, f.now), f.now)
-	s.tools = nil
+	s.tools, s.catalog = nil, serverCatalog{}
 	f.publishTools(s, prev) // a dead server exposes nothing
+	f.publishCatalog(s)
 	f.cancelRetry(s)
 	var reason string
 	switch {

@@ -14,8 +14,10 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 )
 
-// handler routes calls of one exposed tool to the fleet.
-func (g *Gateway) handler(server, name string) mcp.ToolHandler {
+// handler routes calls of one exposed tool (server's tool name, exposed
+// as exposed) to the fleet.
+func (g *Gateway) handler(server, name, exposed string) mcp.ToolHandler {
+	qualified := actors.QualifiedName(server, name)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// The raw arguments go upstream as they came; none (or null)
 		// goes as {} (the go-sdk client's default).
@@ -23,13 +25,13 @@ func (g *Gateway) handler(server, name string) mcp.ToolHandler {
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 			args = req.Params.Arguments
 		}
-		ctx, opts := callOptions(ctx, req)
-		res, err := g.src.CallTool(ctx, name, args, opts...)
+		ctx, opts := callOptions(ctx, req.Session, req.Params)
+		res, err := g.src.CallTool(ctx, qualified, args, opts...)
 		if err != nil {
 			if ctx.Err() == nil {
-				g.log.Debug("tool call failed", zap.String("tool", name), zap.Error(err))
+				g.log.Debug("tool call failed", zap.String("tool", exposed), zap.Error(err))
 			}
-			return mapCallError(server, name, err)
+			return mapCallError(server, exposed, err)
 		}
 		return passThrough(server, res), nil
 	}

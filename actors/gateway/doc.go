@@ -1,28 +1,50 @@
 // Package gateway is mcpvisor's aggregating MCP server: one *mcp.Server
-// whose tools are the fleet's ready tools, named server__tool, kept in line
-// with the fleet as it changes, and whose calls are routed to the owning
-// session. `mcpvisor serve` runs it over stdio or streamable HTTP.
+// whose tools, prompts, resources and resource templates are the fleet's
+// ready ones, kept in line with the fleet as it changes, and whose calls,
+// gets, reads, completions and subscriptions are routed to the owning
+// server. `mcpvisor serve` runs it over stdio or streamable HTTP.
 //
-// The gateway depends on a small Source (Tools and CallTool, satisfied by
-// *actors.Supervisor) and on a channel of events (a Supervisor
-// subscription), so tests drive it with a fake fleet and in-memory MCP
-// clients, without a process.
+// The gateway depends on a small Source (the catalog reads, CallTool,
+// GetPrompt, ReadResource, Complete, the subscriptions and Status;
+// satisfied by *actors.Supervisor) and on a channel of events (a
+// Supervisor subscription), so tests drive it with a fake fleet and
+// in-memory MCP clients, without a process.
 //
 // # Following the fleet
 //
-// Run loads Source.Tools once, then applies every *messages.ToolsChanged
-// from the events channel. Each ToolsChanged carries the whole exposed tool
-// set of one server, so applying them in order leaves the gateway equal to
-// the last event of every server whatever it started from; the event is
-// applied, not Source.Tools re-read, because the fleet view is swapped after
-// the event is published. A tool whose fingerprint (description and
-// schemas) is unchanged is left alone; added and changed tools go through
-// Server.AddTool, withdrawn ones through one Server.RemoveTools. The go-sdk
-// coalesces those into one notifications/tools/list_changed (10ms quiet
-// window) to every connected client. The server advertises
-// tools.listChanged from the start, even with no tools, because clients on
-// protocol 2026-07-28 only open their notification stream if it was
-// advertised when they connected.
+// Run loads the Source's catalog once, then applies every
+// *messages.ToolsChanged, PromptsChanged, ResourcesChanged and
+// ResourceTemplatesChanged from the events channel, and relays every
+// ResourceUpdated. Each catalog event carries the whole list of one server
+// and kind, so applying them in order leaves the gateway equal to the last
+// event of every server whatever it started from; the event is applied,
+// not the Source re-read, because the fleet view is swapped after the
+// event is published.
+//
+// One index per kind (index.go) records what each server claims under
+// which exposed key (a tool or prompt name, named by WithNames through
+// actors.QualifiedName or bare; a URI; a URI template) and which claim
+// each key serves: the only one, or, when two servers claim one key, the
+// first in config order (WithConfigOrder and Source.Status), the conflict
+// logged once and listed by Conflicts. When the winner withdraws, the
+// other's claim takes over. An item whose fingerprint is unchanged is left
+// alone; added and changed items go through Server.Add*, withdrawn ones
+// through one Server.Remove* per event. The go-sdk coalesces those into
+// one list_changed per kind (10ms quiet window) to every connected client.
+// The server advertises every capability (listChanged for tools, prompts
+// and resources, resources.subscribe, completions) from the start, even
+// with nothing exposed, because clients on protocol 2026-07-28 only listen
+// for what was advertised when they connected.
+//
+// # Subscriptions
+//
+// The go-sdk keeps the per-session subscription table and fans each
+// notifications/resources/updated out to it; the gateway counts clients
+// per URI (subscribe.go) so that the Source is subscribed once per URI,
+// on the first client, and unsubscribed after the last, or once a URI's
+// subscribers have all ended without unsubscribing (checked on each
+// subscribe, unsubscribe and update of that URI). The Source renews
+// upstream subscriptions when a server restarts.
 //
 // Server.AddTool panics on a schema it cannot use (no input schema, one
 // whose type is not "object", bad x-mcp-header annotations): such a tool is
@@ -40,7 +62,24 @@
 // with isError set, so the model sees them; a tool the fleet no longer
 // has becomes the protocol error -32602, as for any unknown tool; an
 // upstream JSON-RPC error passes through with its code; a closed
-// supervisor is -32603.
+// supervisor is -32603. Prompt gets, resource reads and completions have
+// no isError result: their errors are all JSON-RPC errors (see
+// mapRequestError).
+//
+// # Relays
+//
+// A call, get or read marks its context with the calling client's session
+// (actors.WithCaller) and, when the client sent a progressToken, passes
+// actors.WithProgress with a callback that sends each upstream progress
+// notification to that client under its own token (relay.go). A Relay,
+// installed in the Supervisor's options before it starts and bound to the
+// gateway after, answers the fleet's sampling and elicitation requests by
+// asking the calling client (else the only client; else it refuses) and
+// relays log messages to the calling client or to all, each at its own
+// level. logging/setLevel is followed per client (setLevelMiddleware) and
+// the most verbose level is passed to the fleet (Supervisor.SetLogLevel)
+// before the answer. These run on the go-sdk's handler goroutines and
+// start none of their own.
 //
 // # Transports
 //
@@ -73,9 +112,13 @@
 // # Goroutines and who stops them
 //
 //   - Run runs on the caller's goroutine and returns when its context ends
-//     or the events channel is closed. With HoldFirstLists it arms one
-//     quartz timer (the startup wait), stopped when Run returns; Run's end
-//     also releases any list still held.
+//     or the events channel is closed. It starts no goroutine. It relays
+//     each resource update itself: the go-sdk writes it to every
+//     subscribed session in turn (a 2026-07-28 listener's write bounded by
+//     10s), so a client that stops reading can hold up the following
+//     events. With HoldFirstLists it arms one quartz timer (the startup
+//     wait), stopped when Run returns; Run's end also releases any list
+//     still held.
 //   - ServeStdio runs on the caller's goroutine and starts two: one waiting
 //     for the session to end (ends with it), and one copying the reader
 //     into a pipe so that ending the session never depends on the reader

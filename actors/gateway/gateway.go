@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,63 +17,111 @@ import (
 )
 
 // Source is the fleet a Gateway exposes; *actors.Supervisor satisfies it.
+// Errors wrap the sentinels of package actors (ErrNotReady, ErrUpstream,
+// ...).
 type Source interface {
 	// Tools returns the exposed tools of every ready server.
 	Tools() []messages.Tool
-	// CallTool calls a tool by its server__tool name. Errors wrap the
-	// sentinels of package actors (ErrNotReady, ErrUpstream, ...). The
-	// gateway passes actors.WithProgress when its client asked for
+	// CallTool calls a tool by its qualified name (actors.QualifiedName).
+	// The gateway passes actors.WithProgress when its client asked for
 	// progress, and marks ctx with actors.WithCaller.
 	CallTool(ctx context.Context, name string, args any, opts ...actors.CallOption) (*mcp.CallToolResult, error)
+	// Prompts returns the prompts of every ready server.
+	Prompts() []messages.Prompt
+	// GetPrompt gets a prompt by its qualified name.
+	GetPrompt(ctx context.Context, name string, args map[string]string, opts ...actors.CallOption) (*mcp.GetPromptResult, error)
+	// Resources and ResourceTemplates return those of every ready server.
+	Resources() []messages.Resource
+	ResourceTemplates() []messages.ResourceTemplate
+	// ReadResource reads a URI from the server that owns it.
+	ReadResource(ctx context.Context, uri string, opts ...actors.CallOption) (*mcp.ReadResourceResult, error)
+	// Complete completes an argument of a ref/prompt (by qualified name)
+	// or a ref/resource (by URI template).
+	Complete(ctx context.Context, ref *mcp.CompleteReference, argument mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error)
+	// SubscribeResource subscribes to a URI's updates, which arrive as
+	// *messages.ResourceUpdated events; UnsubscribeResource drops one
+	// such subscription.
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(uri string)
+	// Status says where each server is declared (config order decides
+	// conflicts).
+	Status() messages.Status
 }
 
-// Gateway is one MCP server exposing a Source's tools. Create it with New,
-// follow the fleet with Run, and serve it with ServeStdio or ServeListener
-// (or connect sessions to Server yourself).
+// Gateway is one MCP server exposing a Source's tools, prompts, resources
+// and resource templates. Create it with New, follow the fleet with Run,
+// and serve it with ServeStdio or ServeListener (or connect sessions to
+// Server yourself).
 type Gateway struct {
-	src    Source
-	log    *zap.Logger
-	slog   *slog.Logger
-	server *mcp.Server
+	src         Source
+	log         *zap.Logger
+	slog        *slog.Logger
+	server      *mcp.Server
+	names       Names
+	configPaths []string
 
 	// levels follows the clients' logging/setLevel (relay.go).
 	levels logLevels
 
-	mu sync.Mutex // guards exposed; Run is its only writer
-	// exposed is what the server currently has: server → upstream tool
-	// name → fingerprint of what was added.
-	exposed map[string]map[string]string
+	mu sync.Mutex // guards the indexes; Run is their only writer
+	// One index per kind: what each server claims and what is exposed.
+	tools     *index[*mcp.Tool]
+	prompts   *index[*mcp.Prompt]
+	resources *index[*mcp.Resource]
+	templates *index[*mcp.ResourceTemplate]
+
+	subs subscriptions
 	// startup holds the first lists (HoldFirstLists); nil: it holds none.
 	startup *startup
 }
 
 // Instructions is what the gateway tells clients about itself.
-const Instructions = "Tools of the MCP servers supervised by mcpvisor, each named server__tool. " +
-	"The set changes as servers start, stop or fail; a notifications/tools/list_changed announces every change."
+const Instructions = "Tools, prompts and resources of the MCP servers supervised by mcpvisor. " +
+	"Tools and prompts are named server__name (or as their servers name them, if the gateway runs with --names bare); resources keep their URIs. " +
+	"The sets change as servers start, stop or fail; a list_changed notification announces every change."
 
 // New builds a gateway over src. It exposes nothing until Run has loaded
-// the fleet's tools.
-func New(src Source, logger *zap.Logger) *Gateway {
+// the fleet's catalog.
+func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
 	l := logger.Named("mcp")
 	g := &Gateway{
-		src:     src,
-		log:     logger,
-		slog:    slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name()))),
-		exposed: map[string]map[string]string{},
+		src:       src,
+		log:       logger,
+		slog:      slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name()))),
+		names:     NamesPrefixed,
+		tools:     newIndex[*mcp.Tool](messages.KindTools),
+		prompts:   newIndex[*mcp.Prompt](messages.KindPrompts),
+		resources: newIndex[*mcp.Resource](messages.KindResources),
+		templates: newIndex[*mcp.ResourceTemplate](messages.KindResourceTemplates),
 	}
+	for _, o := range opts {
+		o(g)
+	}
+	g.subs.init()
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "mcpvisor", Title: "mcpvisor gateway", Version: actors.Version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       g.slog,
-		// Advertise tools.listChanged even while no tool exists: a
-		// 2026-07-28 client decides at connect time whether to open its
-		// notification stream, and a gateway usually starts empty (this
-		// is what the deprecated HasTools:true did; libraries.md §2.2).
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+		// Every capability is advertised from the start, listChanged
+		// included, even while nothing is exposed: a 2026-07-28 client
+		// decides at connect time which notifications to listen for,
+		// and a gateway starts empty and follows a fleet that may gain
+		// any server at any time (libraries.md §2.2). Any server of the
+		// fleet could provide each one; one that cannot answers with
+		// its own error, passed through.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Completions: &mcp.CompletionCapabilities{},
 			// Upstream log messages are relayed (relay.go).
-			Logging: &mcp.LoggingCapabilities{}},
+			Logging: &mcp.LoggingCapabilities{},
+		},
+		CompletionHandler:  g.complete,
+		SubscribeHandler:   g.subscribe,
+		UnsubscribeHandler: g.unsubscribe,
 	})
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	g.server.AddReceivingMiddleware(g.routeStarting)
@@ -83,12 +132,14 @@ func New(src Source, logger *zap.Logger) *Gateway {
 // serve it with the go-sdk's handlers.
 func (g *Gateway) Server() *mcp.Server { return g.server }
 
-// Run loads the Source's tools, then applies every ToolsChanged from
-// events until ctx ends or events is closed. The caller owns the
-// subscription behind events: subscribe before calling Run so that no
-// change falls between the load and the first event. Call Run once.
+// Run loads the Source's catalog, then applies every catalog event
+// (ToolsChanged, PromptsChanged, ResourcesChanged,
+// ResourceTemplatesChanged) and relays every ResourceUpdated from events
+// until ctx ends or events is closed. The caller owns the subscription
+// behind events: subscribe before calling Run so that no change falls
+// between the load and the first event. Call Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
-	g.load(g.src.Tools())
+	g.load()
 	settleCheck, stopStartup := g.runStartup()
 	defer stopStartup()
 	for {
@@ -99,108 +150,179 @@ func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 			if !ok {
 				return
 			}
-			if tc, ok := env.Event.(*messages.ToolsChanged); ok {
-				g.apply(tc.Server, tc.Tools)
-			}
+			g.handle(ctx, env.Event)
 			settleCheck()
 		}
 	}
 }
 
-// Exposed returns the names the gateway currently exposes, sorted.
+// handle applies one event: each catalog event carries the whole list of
+// one server and kind, so applying them in order leaves the gateway equal
+// to the last event of every server.
+func (g *Gateway) handle(ctx context.Context, ev messages.Event) {
+	switch e := ev.(type) {
+	case *messages.ToolsChanged:
+		g.applyTools(e.Server, e.Tools)
+	case *messages.PromptsChanged:
+		g.applyPrompts(e.Server, e.Prompts)
+	case *messages.ResourcesChanged:
+		g.applyResources(e.Server, e.Resources)
+	case *messages.ResourceTemplatesChanged:
+		g.applyTemplates(e.Server, e.Templates)
+	case *messages.ResourceUpdated:
+		g.resourceUpdated(ctx, e.URI)
+	}
+}
+
+// Exposed returns the tool names the gateway currently exposes, sorted.
 func (g *Gateway) Exposed() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []string
-	for server, tools := range g.exposed {
-		for name := range tools {
-			out = append(out, actors.QualifiedName(server, name))
-		}
-	}
-	slices.Sort(out)
+	return g.tools.keys()
+}
+
+// ExposedPrompts returns the prompt names the gateway exposes, sorted.
+func (g *Gateway) ExposedPrompts() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.prompts.keys()
+}
+
+// Conflicts returns every standing conflict: a tool or prompt name, URI or
+// URI template that two servers claim, with the server whose item is
+// exposed, sorted by kind, key and loser.
+func (g *Gateway) Conflicts() []Conflict {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []Conflict
+	out = append(out, g.tools.standing()...)
+	out = append(out, g.prompts.standing()...)
+	out = append(out, g.resources.standing()...)
+	out = append(out, g.templates.standing()...)
+	slices.SortFunc(out, func(a, b Conflict) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Loser, b.Loser))
+	})
 	return out
 }
 
-// load makes the exposed set equal to a whole-fleet snapshot.
-func (g *Gateway) load(tools []messages.Tool) {
-	byServer := map[string][]messages.Tool{}
-	for _, t := range tools {
-		byServer[t.Server] = append(byServer[t.Server], t)
+// load makes every index equal to a whole-fleet snapshot.
+func (g *Gateway) load() {
+	tools := map[string][]messages.Tool{}
+	for _, t := range g.src.Tools() {
+		tools[t.Server] = append(tools[t.Server], t)
+	}
+	prompts := map[string][]messages.Prompt{}
+	for _, p := range g.src.Prompts() {
+		prompts[p.Server] = append(prompts[p.Server], p)
+	}
+	resources := map[string][]messages.Resource{}
+	for _, r := range g.src.Resources() {
+		resources[r.Server] = append(resources[r.Server], r)
+	}
+	templates := map[string][]messages.ResourceTemplate{}
+	for _, t := range g.src.ResourceTemplates() {
+		templates[t.Server] = append(templates[t.Server], t)
 	}
 	g.mu.Lock()
-	var gone []string
-	for server := range g.exposed {
-		if _, ok := byServer[server]; !ok {
-			gone = append(gone, server)
-		}
-	}
+	goneTools, gonePrompts := gone(g.tools.servers(), tools), gone(g.prompts.servers(), prompts)
+	goneResources, goneTemplates := gone(g.resources.servers(), resources), gone(g.templates.servers(), templates)
 	g.mu.Unlock()
-	for _, server := range gone {
-		g.apply(server, nil)
+	for _, s := range goneTools {
+		g.applyTools(s, nil)
 	}
-	for server, ts := range byServer {
-		g.apply(server, ts)
+	for s, ts := range tools {
+		g.applyTools(s, ts)
+	}
+	for _, s := range gonePrompts {
+		g.applyPrompts(s, nil)
+	}
+	for s, ps := range prompts {
+		g.applyPrompts(s, ps)
+	}
+	for _, s := range goneResources {
+		g.applyResources(s, nil)
+	}
+	for s, rs := range resources {
+		g.applyResources(s, rs)
+	}
+	for _, s := range goneTemplates {
+		g.applyTemplates(s, nil)
+	}
+	for s, ts := range templates {
+		g.applyTemplates(s, ts)
 	}
 }
 
-// apply makes one server's exposed tools equal to tools: it adds new and
-// changed tools, skips unusable ones with a warning, and withdraws the
+// gone lists the servers of had that now has none of.
+func gone[T any](had []string, now map[string][]T) []string {
+	var out []string
+	for _, s := range had {
+		if _, ok := now[s]; !ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// reportConflicts warns about conflicts that just appeared.
+func (g *Gateway) reportConflicts(cs []Conflict) {
+	for _, c := range cs {
+		g.log.Warn("catalog conflict: the first server in config order wins",
+			zap.String("kind", string(c.Kind)), zap.String("key", c.Key),
+			zap.String("winner", c.Winner), zap.String("loser", c.Loser))
+	}
+}
+
+// applyTools makes one server's exposed tools equal to tools: it adds new
+// and changed tools, skips unusable ones with a warning, and withdraws the
 // rest in one RemoveTools.
-func (g *Gateway) apply(server string, tools []messages.Tool) {
+func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	old := g.exposed[server]
-	next := make(map[string]string, len(tools))
-	var added []string
+	claims := make(map[string]claim[*mcp.Tool], len(tools))
 	for _, t := range tools {
-		fp := fingerprint(t)
-		if prev, ok := old[t.Name]; ok && prev == fp {
-			next[t.Name] = fp
-			continue
-		}
-		if err := g.add(server, t); err != nil {
+		tool, outErr, err := exportTool(g.exposedName(server, t.Name), t)
+		if err != nil {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(err))
 			continue
 		}
-		next[t.Name] = fp
-		added = append(added, t.Name)
-	}
-	var removed []string
-	for name := range old {
-		if _, keep := next[name]; !keep {
-			removed = append(removed, actors.QualifiedName(server, name))
+		if outErr != nil {
+			g.log.Warn("output schema dropped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(outErr))
 		}
+		if _, dup := claims[tool.Name]; dup {
+			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
+			continue
+		}
+		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, fp: fingerprint(t), item: tool}
 	}
-	if len(removed) > 0 {
-		slices.Sort(removed)
-		g.server.RemoveTools(removed...)
+	ch := g.tools.apply(server, claims, g.first())
+	g.reportConflicts(ch.conflicts)
+	var added []string
+	for _, c := range ch.add {
+		if err := g.addTool(c); err != nil {
+			g.log.Warn("tool skipped", zap.String("server", c.server), zap.String("tool", c.name), zap.Error(err))
+			g.tools.reject(c.item.Name)
+			continue
+		}
+		added = append(added, c.item.Name)
 	}
-	if len(next) == 0 {
-		delete(g.exposed, server)
-	} else {
-		g.exposed[server] = next
+	if len(ch.remove) > 0 {
+		g.server.RemoveTools(ch.remove...)
 	}
-	if len(added)+len(removed) > 0 {
-		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", len(next)),
-			zap.Strings("added", added), zap.Strings("removed", removed))
+	if len(added)+len(ch.remove) > 0 {
+		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", len(claims)),
+			zap.Strings("added", added), zap.Strings("removed", ch.remove))
 	}
 }
 
-// add exposes one tool. The go-sdk panics on schemas it cannot serve;
+// addTool exposes one tool. The go-sdk panics on schemas it cannot serve;
 // exportTool catches the known cases, the recover whatever a newer SDK adds.
-func (g *Gateway) add(server string, t messages.Tool) (err error) {
-	tool, outErr, err := exportTool(server, t)
-	if err != nil {
-		return err
-	}
-	if outErr != nil {
-		g.log.Warn("output schema dropped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(outErr))
-	}
+func (g *Gateway) addTool(c claim[*mcp.Tool]) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("refused by the MCP SDK: %v", r)
 		}
 	}()
-	g.server.AddTool(tool, g.handler(server, tool.Name))
+	g.server.AddTool(c.item, g.handler(c.server, c.name, c.item.Name))
 	return nil
 }

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -32,12 +33,28 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// fakeSource is a fleet: its tools are what Run loads first, and call
-// answers CallTool.
+// fakeSource is a fleet: its catalog is what Run loads first; call, get,
+// read and complete answer the requests (with a default answer when nil);
+// subscribes and unsubscribes record the subscription calls.
 type fakeSource struct {
-	mu    sync.Mutex
-	tools []messages.Tool
-	call  func(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	mu        sync.Mutex
+	tools     []messages.Tool
+	prompts   []messages.Prompt
+	resources []messages.Resource
+	templates []messages.ResourceTemplate
+	status    messages.Status
+	call      func(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	get       func(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	read      func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+	complete  func(ctx context.Context, ref *mcp.CompleteReference, arg mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error)
+	subErr    error
+	// subscribes and unsubscribes receive every URI subscribed and
+	// unsubscribed (buffered; tests drain them).
+	subscribes, unsubscribes chan string
+}
+
+func newFakeSource() *fakeSource {
+	return &fakeSource{subscribes: make(chan string, 64), unsubscribes: make(chan string, 64)}
 }
 
 var _ gateway.Source = (*fakeSource)(nil)
@@ -48,6 +65,30 @@ func (s *fakeSource) Tools() []messages.Tool {
 	return append([]messages.Tool{}, s.tools...)
 }
 
+func (s *fakeSource) Prompts() []messages.Prompt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]messages.Prompt{}, s.prompts...)
+}
+
+func (s *fakeSource) Resources() []messages.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]messages.Resource{}, s.resources...)
+}
+
+func (s *fakeSource) ResourceTemplates() []messages.ResourceTemplate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]messages.ResourceTemplate{}, s.templates...)
+}
+
+func (s *fakeSource) Status() messages.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+
 func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	call := s.call
@@ -56,6 +97,63 @@ func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...a
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "called " + name}}}, nil
 	}
 	return call(ctx, name, args)
+}
+
+func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string]string, _ ...actors.CallOption) (*mcp.GetPromptResult, error) {
+	s.mu.Lock()
+	get := s.get
+	s.mu.Unlock()
+	if get == nil {
+		text := "got " + name
+		for _, k := range slices.Sorted(maps.Keys(args)) {
+			text += " " + k + "=" + args[k]
+		}
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+	}
+	return get(ctx, name, args)
+}
+
+func (s *fakeSource) ReadResource(ctx context.Context, uri string, _ ...actors.CallOption) (*mcp.ReadResourceResult, error) {
+	s.mu.Lock()
+	read := s.read
+	s.mu.Unlock()
+	if read == nil {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "read " + uri}}}, nil
+	}
+	return read(ctx, uri)
+}
+
+func (s *fakeSource) Complete(ctx context.Context, ref *mcp.CompleteReference, arg mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error) {
+	s.mu.Lock()
+	complete := s.complete
+	s.mu.Unlock()
+	if complete == nil {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{ref.Type + " " + ref.Name + ref.URI + " " + arg.Name + "=" + arg.Value}}}, nil
+	}
+	return complete(ctx, ref, arg, cctx)
+}
+
+func (s *fakeSource) SubscribeResource(ctx context.Context, uri string) error {
+	s.mu.Lock()
+	err := s.subErr
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.subscribes <- uri
+	return nil
+}
+
+func (s *fakeSource) UnsubscribeResource(uri string) { s.unsubscribes <- uri }
+
+// declare sets where servers are declared: one file, one line each, in
+// the order given.
+func (s *fakeSource) declare(path string, servers ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, name := range servers {
+		s.status.Servers = append(s.status.Servers, messages.ServerStatus{Name: name, Source: messages.Position{Path: path, Line: i + 2, Column: 5}})
+	}
 }
 
 // tool is an upstream tool the way the fleet reports it: schemas decoded
@@ -83,21 +181,24 @@ type harness struct {
 	seq    uint64
 }
 
-func startGateway(t *testing.T, src *fakeSource) *harness {
+func startGateway(t *testing.T, src *fakeSource, opts ...gateway.Option) *harness {
 	t.Helper()
-	return startGatewayOver(t, src, nil)
+	return startGatewayOver(t, src, nil, opts...)
 }
 
 // startGatewayOver is startGateway over any Source; setup, if set, runs
 // before Run.
-func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness)) *harness {
+func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness), opts ...gateway.Option) *harness {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
 	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs}
 	if fs, ok := src.(*fakeSource); ok {
+		if fs.subscribes == nil {
+			fs.subscribes, fs.unsubscribes = make(chan string, 64), make(chan string, 64)
+		}
 		h.src = fs
 	}
-	h.gw = gateway.New(src, zap.New(core))
+	h.gw = gateway.New(src, zap.New(core), opts...)
 	if setup != nil {
 		setup(h)
 	}
@@ -119,31 +220,75 @@ func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness)) *h
 	return h
 }
 
-// toolsChanged sends the whole new tool set of one server, as the
-// reconciler does.
-func (h *harness) toolsChanged(server string, tools ...messages.Tool) {
+// send publishes one event to the gateway, as the journal does.
+func (h *harness) send(ev messages.Event) {
 	h.seq++
-	h.events <- &messages.Envelope{Seq: h.seq, Time: time.Now(), Event: &messages.ToolsChanged{Server: server, Tools: tools}}
+	h.events <- &messages.Envelope{Seq: h.seq, Time: time.Now(), Event: ev}
 }
 
-// client is a go-sdk client session that signals every list_changed.
+// toolsChanged sends the whole new tool set of one server, as the
+// reconciler does; the others likewise for their kinds.
+func (h *harness) toolsChanged(server string, tools ...messages.Tool) {
+	h.send(&messages.ToolsChanged{Server: server, Tools: tools})
+}
+
+func (h *harness) promptsChanged(server string, prompts ...messages.Prompt) {
+	h.send(&messages.PromptsChanged{Server: server, Prompts: prompts})
+}
+
+func (h *harness) resourcesChanged(server string, resources ...messages.Resource) {
+	h.send(&messages.ResourcesChanged{Server: server, Resources: resources})
+}
+
+func (h *harness) templatesChanged(server string, templates ...messages.ResourceTemplate) {
+	h.send(&messages.ResourceTemplatesChanged{Server: server, Templates: templates})
+}
+
+// client is a go-sdk client session that signals every list_changed of
+// each kind, every resources/updated (by URI) and every subscriptions
+// acknowledgement (2026-07-28).
 type client struct {
-	t       *testing.T
-	cs      *mcp.ClientSession
-	changed chan struct{}
+	t                *testing.T
+	cs               *mcp.ClientSession
+	changed          chan struct{}
+	promptsChanged   chan struct{}
+	resourcesChanged chan struct{}
+	updated, acked   chan string
 }
 
-func newClient(t *testing.T) (*mcp.Client, chan struct{}) {
-	changed := make(chan struct{}, 64)
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+func newClient(t *testing.T) (*mcp.Client, *client) {
+	c := &client{t: t, changed: make(chan struct{}, 64), promptsChanged: make(chan struct{}, 64),
+		resourcesChanged: make(chan struct{}, 64), updated: make(chan string, 64), acked: make(chan string, 64)}
+	mc := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(c.changed) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(c.promptsChanged) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(c.resourcesChanged) },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			c.updated <- req.Params.URI
 		},
 	})
-	return c, changed
+	// A 2026-07-28 Subscribe returns before the server has the
+	// subscription; its acknowledgement says when it does.
+	mc.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+					for _, uri := range p.Notifications.ResourceSubscriptions {
+						c.acked <- uri
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return mc, c
 }
 
 // connectInMemory connects a client to the gateway's server in memory.
@@ -154,8 +299,8 @@ func (h *harness) connectInMemory(ctx context.Context, pin string) *client {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, changed := newClient(h.t)
-	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: pin})
+	mc, c := newClient(h.t)
+	cs, err := mc.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -163,7 +308,8 @@ func (h *harness) connectInMemory(ctx context.Context, pin string) *client {
 		_ = cs.Close()
 		_ = ss.Wait()
 	})
-	return &client{t: h.t, cs: cs, changed: changed}
+	c.cs = cs
+	return c
 }
 
 // names lists the gateway's tools by name.

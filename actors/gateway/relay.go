@@ -113,23 +113,22 @@ func (r *Relay) log(ctx context.Context, server string, p *mcp.LoggingMessagePar
 	}
 }
 
-// callOptions are what a gateway call passes to the fleet besides its
+// callOptions are what a gateway call (or get, or read) passes to the fleet besides its
 // arguments: the calling client (for requests that come during the call),
 // the client's progressToken, mapped to a callback that relays each
 // upstream notifications/progress to that client only under the client's
 // own token, and the client's log level on protocol 2026-07-28.
-func callOptions(ctx context.Context, req *mcp.CallToolRequest) (context.Context, []actors.CallOption) {
-	ctx = actors.WithCaller(ctx, req.Session)
+func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestParams) (context.Context, []actors.CallOption) {
+	ctx = actors.WithCaller(ctx, ss)
 	var opts []actors.CallOption
-	if token := req.Params.GetProgressToken(); token != nil {
-		ss := req.Session
+	if token := params.GetProgressToken(); token != nil {
 		opts = append(opts, actors.WithProgress(func(p messages.Progress) {
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message,
 			})
 		}))
 	}
-	if level, ok := req.Params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && level != "" {
+	if level, ok := params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && level != "" {
 		opts = append(opts, actors.WithLogLevel(level))
 	}
 	return ctx, opts
@@ -146,19 +145,22 @@ type logLevels struct {
 
 // levelSetter is the part of a Source that passes a log level on to the
 // upstream servers; *actors.Supervisor has it.
-type levelSetter interface{ SetLogLevel(level string) error }
+type levelSetter interface {
+	SetLogLevel(ctx context.Context, level string) error
+}
 
 // order ranks the levels, most verbose first.
 var order = map[mcp.LoggingLevel]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
 
 // setLevelMiddleware records every client's logging/setLevel (the go-sdk
 // then keeps it on the client's session and filters ss.Log by it) and
-// passes the most verbose one on to the fleet.
+// passes the most verbose one on to the fleet before it answers, so that
+// the client's next call logs at its level.
 func (g *Gateway) setLevelMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); ok && method == "logging/setLevel" && err == nil && r.Params != nil {
-			g.levels.set(g, r.Session, r.Params.Level)
+			g.levels.set(ctx, g, r.Session, r.Params.Level)
 		}
 		return res, err
 	}
@@ -166,7 +168,7 @@ func (g *Gateway) setLevelMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // set records one client's level (forgetting clients that are gone) and
 // passes the most verbose level on when it changed.
-func (l *logLevels) set(g *Gateway, ss *mcp.ServerSession, level mcp.LoggingLevel) {
+func (l *logLevels) set(ctx context.Context, g *Gateway, ss *mcp.ServerSession, level mcp.LoggingLevel) {
 	setter, ok := g.src.(levelSetter)
 	if !ok {
 		return
@@ -194,7 +196,7 @@ func (l *logLevels) set(g *Gateway, ss *mcp.ServerSession, level mcp.LoggingLeve
 	l.asked = most
 	l.mu.Unlock()
 	if changed {
-		if err := setter.SetLogLevel(string(most)); err != nil {
+		if err := setter.SetLogLevel(ctx, string(most)); err != nil {
 			g.log.Debug("log level not passed on", zap.Error(err))
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
@@ -23,7 +25,7 @@ import (
 // one per dial), the gateway over it with the relay installed, and
 // clients of the gateway.
 type relayRig struct {
-	t      *testing.T
+	t      testing.TB
 	sup    *actors.Supervisor
 	gw     *gateway.Gateway
 	rec    *testkit.Recorder
@@ -31,16 +33,20 @@ type relayRig struct {
 }
 
 // startRelayRig starts the rig; extra are more config fields of "demo".
-func startRelayRig(t *testing.T, ctx context.Context, extra map[string]any, mk func() *mcp.Server) *relayRig {
+func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk func() *mcp.Server) *relayRig {
 	t.Helper()
 	if mk == nil {
 		mk = func() *mcp.Server { return exampleserver.New(exampleserver.Options{Name: "example", TwoWay: true}) }
 	}
 	r := &relayRig{t: t, config: filepath.Join(t.TempDir(), "mcp.json")}
 	r.writeConfig(extra)
+	logger := zaptest.NewLogger(t)
+	if _, bench := t.(*testing.B); bench {
+		logger = zap.NewNop() // logging every notification would be what is measured
+	}
 	opts := actors.Options{
 		ConfigPaths: []string{r.config}, DisableWatch: true, ProbeInterval: -1,
-		Clock: quartz.NewMock(t), Logger: zaptest.NewLogger(t),
+		Clock: quartz.NewMock(t), Logger: logger,
 		Dial: func(messages.ServerSpec) (mcp.Transport, error) {
 			st, ct := mcp.NewInMemoryTransports()
 			if _, err := mk().Connect(context.Background(), st, nil); err != nil {
@@ -57,7 +63,7 @@ func startRelayRig(t *testing.T, ctx context.Context, extra map[string]any, mk f
 	}
 	r.sup, r.rec = sup, testkit.Record(t, sup)
 	sub := sup.Subscribe(256)
-	r.gw = gateway.New(sup, zaptest.NewLogger(t))
+	r.gw = gateway.New(sup, logger)
 	relay.Bind(r.gw)
 	runCtx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -112,8 +118,25 @@ func (r *relayRig) connect(ctx context.Context, pin string, o *mcp.ClientOptions
 		_ = cs.Close()
 		_ = ss.Wait()
 	})
-	(&client{t: r.t, cs: cs, changed: changed}).waitTools(ctx, want...)
-	return cs
+	for {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		var got []string
+		for _, tool := range res.Tools {
+			got = append(got, tool.Name)
+		}
+		slices.Sort(got)
+		if slices.Equal(got, want) {
+			return cs
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			r.t.Fatalf("tools never became %v: %v", want, got)
+		}
+	}
 }
 
 // call calls a tool through the gateway and returns its text.

@@ -104,9 +104,9 @@ func (g *Gateway) runStartup() (check func(), stop func()) {
 			return
 		}
 		// The fleet's view is swapped before its events are published, so
-		// the tools now are at least as new as the events that settled
-		// it: load them, then answer.
-		g.load(g.src.Tools())
+		// the catalog now is at least as new as the events that settled
+		// it: load it, then answer.
+		g.load()
 		s.release(func() { g.log.Debug("first connect wave settled; answering lists") })
 	}
 	stop = func() {

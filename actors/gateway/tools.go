@@ -9,16 +9,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
 // exportTool turns one fleet tool into the gateway's tool: named
-// server__tool, description passed through, schemas re-encoded as JSON so
+// exposed, description passed through, schemas re-encoded as JSON so
 // the gateway shares no maps with the fleet. err means the tool cannot be
 // exposed (Server.AddTool would panic); outErr that its output schema was
 // dropped and the tool is exposed without one.
-func exportTool(server string, t messages.Tool) (tool *mcp.Tool, outErr, err error) {
+func exportTool(exposed string, t messages.Tool) (tool *mcp.Tool, outErr, err error) {
 	if t.Name == "" {
 		return nil, nil, errors.New("tool has no name")
 	}
@@ -27,7 +26,7 @@ func exportTool(server string, t messages.Tool) (tool *mcp.Tool, outErr, err err
 		return nil, nil, err
 	}
 	tool = &mcp.Tool{
-		Name:        actors.QualifiedName(server, t.Name),
+		Name:        exposed,
 		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: in,

@@ -67,8 +67,8 @@ func TestGateway_HTTPClientsOfBothProtocols(t *testing.T) {
 func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *client {
 	t.Helper()
 	tr := &http.Transport{}
-	c, changed := newClient(t)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
+	mc, c := newClient(t)
+	cs, err := mc.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: &http.Client{Transport: bearer{testToken, tr}},
 		MaxRetries: -1, // the server going away ends the session at once
@@ -80,7 +80,8 @@ func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *clien
 		_ = cs.Close()
 		tr.CloseIdleConnections()
 	})
-	return &client{t: t, cs: cs, changed: changed}
+	c.cs = cs
+	return c
 }
 
 // testToken is the gateway's token in these tests.
@@ -111,12 +112,12 @@ func TestGateway_StdioEndsAtEOF(t *testing.T) {
 		served <- h.gw.ServeStdio(ctx, inR, outW)
 		_ = outW.Close()
 	}()
-	cl, changed := newClient(t)
+	cl, c := newClient(t)
 	cs, err := cl.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &client{t: t, cs: cs, changed: changed}
+	c.cs = cs
 	c.waitTools(ctx, "alpha__echo")
 	h.toolsChanged("alpha")
 	c.expectChange(ctx)

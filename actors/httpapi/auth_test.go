@@ -20,6 +20,11 @@ var routes = []struct{ method, path, body string }{
 	{http.MethodGet, "/api/v1/tools", ""},
 	{http.MethodPost, "/api/v1/tools/call", `{"name": "alpha__echo"}`},
 	{http.MethodPost, "/api/v1/resync", `{"dryRun": true}`},
+	{http.MethodGet, "/api/v1/prompts", ""},
+	{http.MethodPost, "/api/v1/prompts/get", `{"name": "alpha__greet"}`},
+	{http.MethodGet, "/api/v1/resources", ""},
+	{http.MethodGet, "/api/v1/resources/templates", ""},
+	{http.MethodPost, "/api/v1/resources/read", `{"uri": "example://static/readme"}`},
 	{http.MethodGet, "/metrics", ""},
 	{http.MethodGet, "/api/v1/nope", ""},
 }
@@ -31,6 +36,10 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 	const token = "s3cret-t0ken"
 	fleet := &httpapitest.Fleet{CallFunc: func(context.Context, string, any) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{}, nil
+	}, GetPromptFunc: func(context.Context, string, map[string]string) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	}, ReadFunc: func(context.Context, string) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
 	}}
 	ts, _ := api(t, httpapi.Options{Fleet: fleet, Token: token})
 

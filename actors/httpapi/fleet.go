@@ -9,13 +9,18 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Fleet is what the API serves: the read side, tool calls, resync and the
-// event journal of one supervisor. *actors.Supervisor provides all of it
+// Fleet is what the API serves: the read side, tool calls, prompt gets,
+// resource reads, resync and the event journal of one supervisor. *actors.Supervisor provides all of it
 // through FleetOf; tests use httpapitest.Fleet.
 type Fleet interface {
 	Status() messages.Status
 	Tools() []messages.Tool
 	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	Prompts() []messages.Prompt
+	GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	Resources() []messages.Resource
+	ResourceTemplates() []messages.ResourceTemplate
+	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 	Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
 	EventsSince(seq uint64) (events []*messages.Envelope, truncated bool)
 	// Follow delivers every event published from now on; it must never
@@ -39,10 +44,18 @@ func FleetOf(sup *actors.Supervisor) Fleet { return supervisorFleet{sup} }
 
 type supervisorFleet struct{ *actors.Supervisor }
 
-// CallTool is the supervisor's, without call options (the API relays no
-// progress).
+// CallTool, GetPrompt and ReadResource are the supervisor's, without call
+// options (the API relays no progress).
 func (f supervisorFleet) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	return f.Supervisor.CallTool(ctx, name, args)
+}
+
+func (f supervisorFleet) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return f.Supervisor.GetPrompt(ctx, name, args)
+}
+
+func (f supervisorFleet) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	return f.Supervisor.ReadResource(ctx, uri)
 }
 
 func (f supervisorFleet) Follow(buffer int) Feed { return subscriptionFeed{f.Subscribe(buffer)} }

@@ -20,6 +20,9 @@ const (
 	OutcomeBadName       CallOutcome = "bad_name"
 	OutcomeUnknownServer CallOutcome = "unknown_server"
 	OutcomeUnknownTool   CallOutcome = "unknown_tool"
+	OutcomeUnknownPrompt CallOutcome = "unknown_prompt"
+	OutcomeUnknownURI    CallOutcome = "unknown_resource"
+	OutcomeBadReference  CallOutcome = "bad_reference"
 	OutcomeNotReady      CallOutcome = "not_ready"
 	OutcomeUpstream      CallOutcome = "upstream_error"
 	OutcomeTimeout       CallOutcome = "timeout"
@@ -38,6 +41,9 @@ var callErrors = []struct {
 	{actors.ErrBadToolName, OutcomeBadName, http.StatusBadRequest},
 	{actors.ErrUnknownServer, OutcomeUnknownServer, http.StatusNotFound},
 	{actors.ErrUnknownTool, OutcomeUnknownTool, http.StatusNotFound},
+	{actors.ErrUnknownPrompt, OutcomeUnknownPrompt, http.StatusNotFound},
+	{actors.ErrUnknownResource, OutcomeUnknownURI, http.StatusNotFound},
+	{actors.ErrBadReference, OutcomeBadReference, http.StatusBadRequest},
 	{actors.ErrClosed, OutcomeClosed, http.StatusServiceUnavailable},
 	{actors.ErrCanceled, OutcomeCanceled, http.StatusServiceUnavailable},
 	{actors.ErrNotReady, OutcomeNotReady, http.StatusServiceUnavailable},

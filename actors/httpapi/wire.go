@@ -49,6 +49,66 @@ type CallResult struct {
 	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
 }
 
+// PromptList answers GET /api/v1/prompts.
+type PromptList struct {
+	Prompts []PromptInfo `json:"prompts"`
+}
+
+// PromptInfo is one exposed prompt. Name is the fleet-wide server__prompt
+// name that POST /api/v1/prompts/get takes.
+type PromptInfo struct {
+	Name        string           `json:"name"`
+	Server      string           `json:"server"`
+	Prompt      string           `json:"prompt"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description"`
+	Arguments   []PromptArgument `json:"arguments"`
+}
+
+// PromptArgument is one argument of a prompt.
+type PromptArgument = messages.PromptArgument
+
+// PromptGetRequest is the body of POST /api/v1/prompts/get.
+type PromptGetRequest struct {
+	Name      string            `json:"name"`
+	Arguments map[string]string `json:"arguments,omitempty"`
+}
+
+// PromptResult answers POST /api/v1/prompts/get: the MCP prompt's
+// messages ({"role": ..., "content": {"type": "text", ...}}), never null.
+type PromptResult struct {
+	Description string            `json:"description,omitempty"`
+	Messages    []json.RawMessage `json:"messages"`
+}
+
+// Resource is one exposed resource, as the fleet lists it.
+type Resource = messages.Resource
+
+// ResourceTemplate is one exposed resource template.
+type ResourceTemplate = messages.ResourceTemplate
+
+// ResourceList answers GET /api/v1/resources.
+type ResourceList struct {
+	Resources []Resource `json:"resources"`
+}
+
+// TemplateList answers GET /api/v1/resources/templates.
+type TemplateList struct {
+	Templates []ResourceTemplate `json:"resourceTemplates"`
+}
+
+// ReadRequest is the body of POST /api/v1/resources/read.
+type ReadRequest struct {
+	URI string `json:"uri"`
+}
+
+// ReadResult answers POST /api/v1/resources/read: the MCP resource
+// contents ({"uri": ..., "mimeType": ..., "text": ... or "blob":
+// base64}), never null.
+type ReadResult struct {
+	Contents []json.RawMessage `json:"contents"`
+}
+
 // ResyncRequest is the optional body of POST /api/v1/resync.
 type ResyncRequest struct {
 	DryRun bool `json:"dryRun"`
@@ -114,6 +174,18 @@ func NewEvent(eventType string) (messages.Event, bool) {
 		return &messages.ResyncCompleted{}, true
 	case (*messages.WatcherDegraded)(nil).EventType():
 		return &messages.WatcherDegraded{}, true
+	case (*messages.PromptsChanged)(nil).EventType():
+		return &messages.PromptsChanged{}, true
+	case (*messages.ResourcesChanged)(nil).EventType():
+		return &messages.ResourcesChanged{}, true
+	case (*messages.ResourceTemplatesChanged)(nil).EventType():
+		return &messages.ResourceTemplatesChanged{}, true
+	case (*messages.ResourceUpdated)(nil).EventType():
+		return &messages.ResourceUpdated{}, true
+	case (*messages.CatalogConflict)(nil).EventType():
+		return &messages.CatalogConflict{}, true
+	case (*messages.CatalogItemSkipped)(nil).EventType():
+		return &messages.CatalogItemSkipped{}, true
 	}
 	return nil, false
 }

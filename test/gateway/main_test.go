@@ -12,5 +12,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	// Re-executed as the benchmark's pass-through server (one stdio hop).
+	if upstream := os.Getenv(passThroughEnv); upstream != "" {
+		os.Exit(runPassThrough(upstream))
+	}
 	os.Exit(testkit.MainWithBinary(m, &bin))
 }

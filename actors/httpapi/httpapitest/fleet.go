@@ -28,6 +28,10 @@ var Epoch = time.Date(2026, 3, 1, 10, 2, 11, 204_000_000, time.UTC)
 type Fleet struct {
 	// CallFunc answers CallTool; nil answers every call with an error.
 	CallFunc func(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	// GetPromptFunc and ReadFunc answer GetPrompt and ReadResource; nil
+	// answers with an error.
+	GetPromptFunc func(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	ReadFunc      func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 	// ResyncFunc answers Resync; nil answers an empty plan and outcome.
 	ResyncFunc func(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
 	// Keep bounds the journal like the real one's ring (0: keep all).
@@ -43,6 +47,9 @@ type Fleet struct {
 	mu        sync.Mutex
 	status    messages.Status
 	tools     []messages.Tool
+	prompts   []messages.Prompt
+	resources []messages.Resource
+	templates []messages.ResourceTemplate
 	seq       uint64
 	journal   []*messages.Envelope
 	feeds     map[*feed]bool
@@ -76,6 +83,50 @@ func (f *Fleet) Tools() []messages.Tool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]messages.Tool{}, f.tools...)
+}
+
+// SetCatalog sets what Prompts, Resources and ResourceTemplates return.
+func (f *Fleet) SetCatalog(prompts []messages.Prompt, resources []messages.Resource, templates []messages.ResourceTemplate) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prompts, f.resources, f.templates = prompts, resources, templates
+}
+
+// Prompts implements httpapi.Fleet.
+func (f *Fleet) Prompts() []messages.Prompt {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]messages.Prompt{}, f.prompts...)
+}
+
+// Resources implements httpapi.Fleet.
+func (f *Fleet) Resources() []messages.Resource {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]messages.Resource{}, f.resources...)
+}
+
+// ResourceTemplates implements httpapi.Fleet.
+func (f *Fleet) ResourceTemplates() []messages.ResourceTemplate {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]messages.ResourceTemplate{}, f.templates...)
+}
+
+// GetPrompt implements httpapi.Fleet.
+func (f *Fleet) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	if f.GetPromptFunc == nil {
+		return nil, errors.New("httpapitest: no GetPromptFunc set")
+	}
+	return f.GetPromptFunc(ctx, name, args)
+}
+
+// ReadResource implements httpapi.Fleet.
+func (f *Fleet) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	if f.ReadFunc == nil {
+		return nil, errors.New("httpapitest: no ReadFunc set")
+	}
+	return f.ReadFunc(ctx, uri)
 }
 
 // CallTool implements httpapi.Fleet.

@@ -21,6 +21,14 @@ func clientCommand(ctx context.Context, name string, args []string, io IO) int {
 		return toolsCommand(ctx, args, io)
 	case "call":
 		return callCommand(ctx, args, io)
+	case "prompts":
+		return promptsCommand(ctx, args, io)
+	case "prompt":
+		return promptCommand(ctx, args, io)
+	case "resources":
+		return resourcesCommand(ctx, args, io)
+	case "read":
+		return readCommand(ctx, args, io)
 	case "resync":
 		return resyncCommand(ctx, args, io)
 	case "events":

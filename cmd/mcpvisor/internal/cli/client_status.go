@@ -30,7 +30,7 @@ func writeStatus(w io.Writer, st messages.Status, now time.Time) {
 		if transport == "" {
 			transport = "-"
 		}
-		rows = append(rows, []string{s.Name, transport, string(s.State), strconv.Itoa(s.Tools), strconv.Itoa(s.Restarts), age(s.Since, now), lastError(s, now)})
+		rows = append(rows, []string{s.Name, transport, string(s.State), catalogCell(s), strconv.Itoa(s.Restarts), age(s.Since, now), lastError(s, now)})
 	}
 	writeTable(w, "", rows)
 	if len(st.Servers) == 0 {
@@ -87,4 +87,15 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 	}
 	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// catalogCell is the TOOLS column: the tool count, then the rest of the
+// catalog when the server has any (7 +2p 3r 1t: prompts, resources,
+// resource templates).
+func catalogCell(s messages.ServerStatus) string {
+	cell := strconv.Itoa(s.Tools)
+	if s.Prompts+s.Resources+s.Templates == 0 {
+		return cell
+	}
+	return fmt.Sprintf("%s +%dp %dr %dt", cell, s.Prompts, s.Resources, s.Templates)
 }

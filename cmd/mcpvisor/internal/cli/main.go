@@ -29,6 +29,7 @@ Usage:
   mcpvisor run [flags]              supervise the servers in the config files and serve the HTTP API
   mcpvisor serve [flags]            an MCP gateway: one MCP server with every configured server's tools
   mcpvisor status|tools|call|resync|events   talk to a running daemon's HTTP API
+  mcpvisor prompts|prompt|resources|read     the servers' prompts and resources, through the same API
   mcpvisor check [--json] FILE...   validate config files; exit 1 on errors
   mcpvisor trust [--yes] [PATH...]  review and approve a project's config files (--list, --revoke PATH)
   mcpvisor example-server [flags]   a scriptable stdio MCP server (demo, tests)
@@ -52,7 +53,7 @@ func Main(ctx context.Context, args []string, io IO) int {
 		return trustCommand(args[1:], io)
 	case "serve":
 		return serveCommand(ctx, args[1:], io)
-	case "status", "tools", "call", "resync", "events":
+	case "status", "tools", "call", "prompts", "prompt", "resources", "read", "resync", "events":
 		return clientCommand(ctx, args[0], args[1:], io)
 	case "example-server":
 		return exampleServerCommand(ctx, args[1:], io)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -40,6 +41,7 @@ type serveFlags struct {
 	tokenFile    string
 	noAuth       bool
 	allowOrigins stringList
+	names        gateway.Names
 	// sessionTimeout and maxSessions bound the HTTP gateway's sessions.
 	sessionTimeout time.Duration
 	maxSessions    int
@@ -57,6 +59,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.StringVar(&f.listen, "listen", defaultListen, "address for HTTP (implies --transport http); loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
 	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
+	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (server__tool, or the server's configured prefix) or bare (as each server names them; of two servers with one name, the first in config order wins)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
@@ -72,6 +75,10 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
 		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
+	}
+	var err error
+	if f.names, err = gateway.ParseNames(*names); err != nil {
+		return f, fmt.Errorf("--names: %w", err)
 	}
 	switch f.transport {
 	case "stdio":
@@ -98,6 +105,16 @@ func (f serveFlags) httpOptions(token string) gateway.HTTPOptions {
 		o.MaxSessions = -1
 	}
 	return o
+}
+
+// homeOr is home, or the user's home directory when home is empty (as
+// actors.Options defaults it).
+func homeOr(home string) string {
+	if home != "" {
+		return home
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // listenImpliesHTTP makes --listen alone mean --transport http: an
@@ -171,6 +188,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token.value}
+	// Servers' sampling and elicitation requests and log messages go to
+	// the gateway's clients (the relay is bound once the gateway exists).
+	relay := &gateway.Relay{}
+	relay.Install(&opts)
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if ln != nil {
@@ -182,7 +203,11 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// Subscribe before the gateway loads the fleet's tools: every change
 	// after the load is in the subscription.
 	sub := sup.Subscribe(4096)
-	gw := gateway.New(sup, log.Named("gateway"))
+	// Of two servers claiming one name, URI or URI template, the one
+	// declared first wins: the gateway ranks them by these files.
+	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
+	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order))
+	relay.Bind(gw)
 	gw.HoldFirstLists(f.startupWait, nil)
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})

@@ -30,6 +30,7 @@ func TestServeFlags(t *testing.T) {
 		wantTransport string
 		wantListen    string
 		wantConfigs   []string
+		wantNames     gateway.Names
 		wantErr       string
 	}{
 		{name: "defaults", lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen, wantConfigs: []string{".mcp.json", "~/.mcp.json"}},
@@ -44,6 +45,11 @@ func TestServeFlags(t *testing.T) {
 		{name: "listen with stdio", args: []string{"--transport", "stdio", "--listen", "127.0.0.1:0"}, lookup: noEnv, wantErr: "--listen is for --transport http"},
 		{name: "unknown transport", args: []string{"--transport", "sse"}, lookup: noEnv, wantErr: `--transport "sse"`},
 		{name: "arguments", args: []string{"x.json"}, lookup: noEnv, wantErr: "serve takes no arguments"},
+		{name: "bare names", args: []string{"--names", "bare"}, lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen,
+			wantConfigs: []string{".mcp.json", "~/.mcp.json"}, wantNames: gateway.NamesBare},
+		{name: "prefixed names", args: []string{"--names", "prefixed"}, lookup: noEnv, wantTransport: "stdio", wantListen: defaultListen,
+			wantConfigs: []string{".mcp.json", "~/.mcp.json"}, wantNames: gateway.NamesPrefixed},
+		{name: "unknown names", args: []string{"--names", "short"}, lookup: noEnv, wantErr: `names "short": use prefixed or bare`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +69,13 @@ func TestServeFlags(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantConfigs, []string(f.configs)); diff != "" {
 				t.Errorf("configs (-want +got):\n%s", diff)
+			}
+			want := tt.wantNames
+			if want == "" {
+				want = gateway.NamesPrefixed
+			}
+			if f.names != want {
+				t.Errorf("names %q, want %q (prefixed is the default)", f.names, want)
 			}
 		})
 	}

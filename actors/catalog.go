@@ -1,0 +1,223 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// The catalog beyond tools, as the Supervisor exposes it. Reads come from
+// the fleet view's snapshot (never blocking, copies); gets, reads,
+// completions and subscriptions go to the owning server's session and fail
+// with the same error classes as CallTool: ErrClosed, ErrUnknownServer,
+// ErrUnknownPrompt / ErrUnknownResource, ErrNotReady, ErrUpstream,
+// ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
+
+// Prompts returns the prompts of every ready server, sorted by server and
+// name. Expose each as QualifiedName(p.Server, p.Name).
+func (s *Supervisor) Prompts() []messages.Prompt {
+	return s.view.load().prompts()
+}
+
+// GetPrompt gets a prompt by its qualified name (QualifiedName(server,
+// prompt)) with its arguments. Options as for CallTool.
+func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
+	server, prompt, err := SplitName(name)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.promptRow(server, prompt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
+		p := &mcp.GetPromptParams{Name: prompt, Arguments: args}
+		relayParams(ctx, cs, p)
+		return cs.GetPrompt(ctx, p)
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.GetPromptResult), nil
+}
+
+// promptRow finds the ready server that exposes a prompt.
+func (s *Supervisor) promptRow(server, prompt string) (*serverRow, error) {
+	row, ok := s.view.load().row(server)
+	switch {
+	case s.isClosed():
+		return nil, ErrClosed
+	case !ok:
+		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
+	case !row.ready:
+		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
+	case !row.cat.promptNames[prompt]:
+		return nil, fmt.Errorf("%w: %q has no prompt %q", ErrUnknownPrompt, server, prompt)
+	}
+	return row, nil
+}
+
+// Resources returns the resources of every ready server, sorted by server
+// and URI. A URI two servers list is owned by the first in config order;
+// the other's entry is left out (and reported as a CatalogConflict).
+func (s *Supervisor) Resources() []messages.Resource {
+	return s.view.load().resources()
+}
+
+// ResourceTemplates returns the resource templates of every ready server,
+// sorted by server and URI template; conflicts as for Resources.
+func (s *Supervisor) ResourceTemplates() []messages.ResourceTemplate {
+	return s.view.load().templates()
+}
+
+// ResourceServer names the server a URI is routed to: the first in config
+// order that lists a resource of that URI, else the first whose template
+// matches it.
+func (s *Supervisor) ResourceServer(uri string) (server string, ok bool) {
+	row, ok := s.view.load().resourceOwner(uri)
+	if !ok {
+		return "", false
+	}
+	return row.status.Name, true
+}
+
+// ReadResource reads a resource by URI from the server that owns it.
+// Options as for CallTool.
+func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
+	if s.isClosed() {
+		return nil, ErrClosed
+	}
+	row, ok := s.view.load().resourceOwner(uri)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownResource, uri)
+	}
+	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
+		p := &mcp.ReadResourceParams{URI: uri}
+		relayParams(ctx, cs, p)
+		return cs.ReadResource(ctx, p)
+	}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.ReadResourceResult), nil
+}
+
+// Complete asks for completions of one argument. ref is a ref/prompt with
+// the prompt's qualified name, or a ref/resource with a URI template (or
+// URI) as exposed; it is routed to its server and rewritten to the
+// server's own name for it. Errors as for GetPrompt, plus ErrBadReference.
+func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, argument mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error) {
+	if ref == nil {
+		return nil, fmt.Errorf("%w: none given", ErrBadReference)
+	}
+	var row *serverRow
+	up := *ref
+	switch ref.Type {
+	case "ref/prompt":
+		server, prompt, err := SplitName(ref.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadReference, err)
+		}
+		if row, err = s.promptRow(server, prompt); err != nil {
+			return nil, err
+		}
+		up.Name = prompt
+	case "ref/resource":
+		if s.isClosed() {
+			return nil, ErrClosed
+		}
+		var ok bool
+		if row, ok = s.view.load().templateOwner(ref.URI); !ok {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownResource, ref.URI)
+		}
+	default:
+		return nil, fmt.Errorf("%w: type %q", ErrBadReference, ref.Type)
+	}
+	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
+		return cs.Complete(ctx, &mcp.CompleteParams{Ref: &up, Argument: argument, Context: cctx})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.CompleteResult), nil
+}
+
+// request sends one request to a row's session and waits for it.
+func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
+	if row.session == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
+	}
+	reply := make(chan requestResult, 1)
+	// The session answers within the call timeout; this bound only covers
+	// a session that stopped with the request still in its mailbox.
+	d := row.callTimeout + s.env.opts.StopGrace + time.Second
+	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
+	defer bound.Stop("supervisor", "call-bound")
+	o := buildCallOptions(opts)
+	if row.resetOnProgress {
+		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
+	}
+	s.sys.Root.Send(row.session, &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply,
+		resetOnProgress: row.resetOnProgress, opts: o})
+	select {
+	case r := <-reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+	case <-s.closed:
+		return nil, ErrClosed
+	case <-bound.C:
+		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, row.status.Name)
+	}
+}
+
+// SubscribeResource subscribes to updates of a resource: the owning
+// server's notifications/resources/updated for uri are published as
+// messages.ResourceUpdated events. Subscriptions are counted per URI:
+// mcpvisor subscribes upstream once, on the first, and again whenever the
+// owning server's session is replaced or restarts, until the last
+// UnsubscribeResource. It returns once the upstream subscription is
+// acknowledged, or with an error (and no subscription counted).
+func (s *Supervisor) SubscribeResource(ctx context.Context, uri string) error {
+	if s.isClosed() {
+		return ErrClosed
+	}
+	reply := make(chan error, 1)
+	s.sys.Root.Send(s.pids.Reconciler, &subscribeResource{uri: uri, reply: reply})
+	var err error
+	if werr := s.awaitChan(ctx, reply, &err); werr != nil {
+		err = werr
+	}
+	if err != nil && !s.isClosed() {
+		s.sys.Root.Send(s.pids.Reconciler, &unsubscribeResource{uri: uri}) // gives the count back
+	}
+	return err
+}
+
+// awaitChan waits for one error on reply into *out, bounded as await.
+func (s *Supervisor) awaitChan(ctx context.Context, reply <-chan error, out *error) error {
+	bound := s.env.clock.NewTimer(s.env.opts.CallTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
+	defer bound.Stop("supervisor", "call-bound")
+	select {
+	case *out = <-reply:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+	case <-s.closed:
+		return ErrClosed
+	case <-bound.C:
+		return fmt.Errorf("%w: no answer to the subscription", ErrNotReady)
+	}
+}
+
+// UnsubscribeResource drops one subscription to uri; the upstream one ends
+// with the last. Unsubscribing a URI not subscribed to is a no-op.
+func (s *Supervisor) UnsubscribeResource(uri string) {
+	if !s.isClosed() {
+		s.sys.Root.Send(s.pids.Reconciler, &unsubscribeResource{uri: uri})
+	}
+}

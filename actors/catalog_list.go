@@ -1,0 +1,247 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// Bounds on one catalog item. An item beyond them is not exposed (a
+// warning says so) and its siblings are kept: one runaway description
+// must not cost a client its context window, nor mcpvisor its memory.
+const (
+	maxItemNameBytes        = 1 << 10
+	maxItemURIBytes         = 8 << 10
+	maxItemDescriptionBytes = 64 << 10
+	maxPromptArguments      = 100
+)
+
+// catalogKinds says which kinds a listing covers. Resources and resource
+// templates go together: one list_changed notification covers both.
+type catalogKinds uint8
+
+const (
+	kindTools catalogKinds = 1 << iota
+	kindPrompts
+	kindResources
+	kindAll = kindTools | kindPrompts | kindResources
+)
+
+// catalog is what one listing of a session found, each kind sorted by its
+// key. A kind the listing did not cover is nil.
+type catalog struct {
+	kinds     catalogKinds
+	tools     []messages.Tool
+	prompts   []messages.Prompt
+	resources []messages.Resource
+	templates []messages.ResourceTemplate
+	skipped   []messages.CatalogItemSkipped
+}
+
+// listCatalog lists the kinds asked for that the server advertises (tools
+// are always listed, as they always were; a kind not advertised is empty),
+// each bounded by listPaged.
+func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kinds catalogKinds) (catalog, error) {
+	caps := &mcp.ServerCapabilities{}
+	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = r.Capabilities
+	}
+	out := catalog{kinds: kinds}
+	var err error
+	if kinds&kindTools != 0 {
+		if out.tools, err = listTools(ctx, server, cs); err != nil {
+			return catalog{}, err
+		}
+		out.tools = skipLarge(&out, server, messages.KindTools, out.tools, func(t messages.Tool) (string, string) {
+			return t.Name, oversize(t.Name, "", t.Description)
+		})
+	}
+	if kinds&kindPrompts != 0 {
+		out.prompts = []messages.Prompt{}
+		if caps.Prompts != nil {
+			if out.prompts, err = listPrompts(ctx, server, cs, &out); err != nil {
+				return catalog{}, err
+			}
+		}
+	}
+	if kinds&kindResources != 0 {
+		out.resources, out.templates = []messages.Resource{}, []messages.ResourceTemplate{}
+		if caps.Resources != nil {
+			if out.resources, err = listResources(ctx, server, cs, &out); err != nil {
+				return catalog{}, err
+			}
+			if out.templates, err = listTemplates(ctx, server, cs, &out); err != nil {
+				return catalog{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.Prompt, error) {
+	raw, err := listPaged(ctx, "prompts/list", "prompts", func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
+		res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Prompts, res.NextCursor, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]messages.Prompt, 0, len(raw))
+	for _, p := range raw {
+		if p == nil {
+			continue
+		}
+		if why := promptOversize(p); why != "" {
+			c.skip(server, messages.KindPrompts, p.Name, why)
+			continue
+		}
+		out = append(out, promptOf(server, p))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func listResources(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.Resource, error) {
+	raw, err := listPaged(ctx, "resources/list", "resources", func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
+		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Resources, res.NextCursor, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]messages.Resource, 0, len(raw))
+	for _, r := range raw {
+		if r == nil {
+			continue
+		}
+		if why := oversize(r.Name, r.URI, r.Description); why != "" {
+			c.skip(server, messages.KindResources, r.URI, why)
+			continue
+		}
+		out = append(out, resourceOf(server, r))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out, nil
+}
+
+func listTemplates(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.ResourceTemplate, error) {
+	raw, err := listPaged(ctx, "resources/templates/list", "resource templates", func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return res.ResourceTemplates, res.NextCursor, nil
+	})
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeMethodNotFound {
+		return []messages.ResourceTemplate{}, nil // resources without templates
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]messages.ResourceTemplate, 0, len(raw))
+	for _, t := range raw {
+		if t == nil {
+			continue
+		}
+		if why := oversize(t.Name, t.URITemplate, t.Description); why != "" {
+			c.skip(server, messages.KindResourceTemplates, t.URITemplate, why)
+			continue
+		}
+		out = append(out, templateOf(server, t))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URITemplate < out[j].URITemplate })
+	return out, nil
+}
+
+// skip records an item left out.
+func (c *catalog) skip(server string, kind messages.CatalogKind, key, why string) {
+	c.skipped = append(c.skipped, messages.CatalogItemSkipped{Server: server, Kind: kind, Key: reconciler.BoundText(key), Reason: why})
+}
+
+// skipLarge drops the items check finds too large, recording each.
+func skipLarge[T any](c *catalog, server string, kind messages.CatalogKind, items []T, check func(T) (key, why string)) []T {
+	out := items[:0:0]
+	for _, it := range items {
+		if key, why := check(it); why != "" {
+			c.skip(server, kind, key, why)
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// oversize says why an item is too large to expose, or "".
+func oversize(name, uri, description string) string {
+	switch {
+	case len(name) > maxItemNameBytes:
+		return fmt.Sprintf("name of %d bytes, more than %d", len(name), maxItemNameBytes)
+	case len(uri) > maxItemURIBytes:
+		return fmt.Sprintf("URI of %d bytes, more than %d", len(uri), maxItemURIBytes)
+	case len(description) > maxItemDescriptionBytes:
+		return fmt.Sprintf("description of %d bytes, more than %d", len(description), maxItemDescriptionBytes)
+	}
+	return ""
+}
+
+func promptOversize(p *mcp.Prompt) string {
+	if why := oversize(p.Name, "", p.Description); why != "" {
+		return why
+	}
+	if len(p.Arguments) > maxPromptArguments {
+		return fmt.Sprintf("%d arguments, more than %d", len(p.Arguments), maxPromptArguments)
+	}
+	for _, a := range p.Arguments {
+		if a == nil {
+			continue
+		}
+		if why := oversize(a.Name, "", a.Description); why != "" {
+			return "argument " + why
+		}
+	}
+	return ""
+}
+
+func promptOf(server string, p *mcp.Prompt) messages.Prompt {
+	out := messages.Prompt{Server: server, Name: p.Name, Title: p.Title, Description: p.Description}
+	for _, a := range p.Arguments {
+		if a == nil {
+			continue
+		}
+		out.Arguments = append(out.Arguments, messages.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+	}
+	out.Hash = contentHash(out.Name, out.Title, out.Description, out.Arguments)
+	return out
+}
+
+func resourceOf(server string, r *mcp.Resource) messages.Resource {
+	out := messages.Resource{Server: server, URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType, Size: r.Size}
+	if r.Annotations != nil {
+		out.Annotations = r.Annotations
+	}
+	out.Hash = contentHash(out.URI, out.Name, out.Title, out.Description, out.MIMEType, out.Size, out.Annotations)
+	return out
+}
+
+func templateOf(server string, t *mcp.ResourceTemplate) messages.ResourceTemplate {
+	out := messages.ResourceTemplate{Server: server, URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType}
+	if t.Annotations != nil {
+		out.Annotations = t.Annotations
+	}
+	out.Hash = contentHash(out.URITemplate, out.Name, out.Title, out.Description, out.MIMEType, out.Annotations)
+	return out
+}

@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// Names is how the gateway names the fleet's tools and prompts.
+type Names string
+
+const (
+	// NamesPrefixed exposes each tool and prompt under its qualified
+	// name, actors.QualifiedName(server, name): server__tool by default,
+	// or under the server's configured prefix. The default.
+	NamesPrefixed Names = "prefixed"
+	// NamesBare exposes tools and prompts as their servers name them.
+	// When two servers offer the same name, the first in config order
+	// wins and the conflict is reported.
+	NamesBare Names = "bare"
+)
+
+// ParseNames reads a --names value.
+func ParseNames(s string) (Names, error) {
+	switch Names(s) {
+	case NamesPrefixed, NamesBare:
+		return Names(s), nil
+	default:
+		return "", fmt.Errorf("names %q: use prefixed or bare", s)
+	}
+}
+
+// Option configures a Gateway.
+type Option func(*Gateway)
+
+// WithNames sets how tools and prompts are named (default NamesPrefixed).
+func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
+
+// WithConfigOrder gives the config files in precedence order (absolute and
+// resolved, as reconciler.ResolvePaths makes them): of two servers that
+// claim one name, URI or URI template, the one declared first (earlier
+// file, then earlier line) wins. Without it, servers from files not listed
+// rank after those from listed ones, and ties go by file path, line, then
+// server name.
+func WithConfigOrder(paths []string) Option {
+	return func(g *Gateway) { g.configPaths = slices.Clone(paths) }
+}
+
+// exposedName is the name the gateway gives a server's tool or prompt.
+func (g *Gateway) exposedName(server, name string) string {
+	if g.names == NamesBare {
+		return name
+	}
+	return actors.QualifiedName(server, name)
+}
+
+// first returns a function that picks the first of servers in config
+// order. It reads the Source's status (which says where each server is
+// declared) once, on first use: only when two servers claim one key.
+func (g *Gateway) first() func(servers []string) string {
+	var pos map[string]messages.Position
+	return func(servers []string) string {
+		if pos == nil {
+			pos = map[string]messages.Position{}
+			for _, row := range g.src.Status().Servers {
+				pos[row.Name] = row.Source
+			}
+		}
+		fileRank := func(path string) int {
+			if i := slices.Index(g.configPaths, path); i >= 0 {
+				return i
+			}
+			return len(g.configPaths)
+		}
+		return slices.MinFunc(servers, func(a, b string) int {
+			pa, pb := pos[a], pos[b]
+			return cmp.Or(
+				cmp.Compare(fileRank(pa.Path), fileRank(pb.Path)),
+				cmp.Compare(pa.Path, pb.Path),
+				cmp.Compare(pa.Line, pb.Line),
+				cmp.Compare(pa.Column, pb.Column),
+				cmp.Compare(a, b),
+			)
+		})
+	}
+}

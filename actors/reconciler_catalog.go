@@ -1,0 +1,123 @@
+package actors
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// The reconciler's half of the catalog: it steps the fleet with re-lists,
+// and it keeps the resource subscriptions. A subscription is counted per
+// URI; the session of the server that owns the URI holds it upstream, and
+// whenever that server gets a new session (a restart, a retry, a changed
+// config) or lists its resources again, the subscription is renewed on
+// the session that owns the URI now.
+
+// Messages private to the reconciler actor, for subscriptions.
+type (
+	// subscribeResource counts one subscription to uri (an error answer
+	// included: the Supervisor gives it back with unsubscribeResource)
+	// and makes sure the owning session holds it; reply (buffered) gets
+	// the outcome.
+	subscribeResource struct {
+		uri   string
+		reply chan<- error
+	}
+	unsubscribeResource struct{ uri string }
+)
+
+// resourceSub is one URI's subscriptions: how many, and which session
+// holds it upstream.
+type resourceSub struct {
+	count   int
+	session *actor.PID
+}
+
+func (r *reconcilerActor) sessionCatalog(c actor.Context, m *sessionCatalog) {
+	cat := m.cat
+	if cat.kinds&kindTools != 0 {
+		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.server, Session: m.id, Tools: cat.tools})
+	}
+	if cat.kinds&kindPrompts != 0 {
+		r.step(c, reconciler.SessionPrompts{Server: m.server, Session: m.id, Prompts: cat.prompts, Skipped: cat.skipped})
+	}
+	if cat.kinds&kindResources != 0 {
+		r.step(c, reconciler.SessionResources{Server: m.server, Session: m.id, Resources: cat.resources, Templates: cat.templates, Skipped: cat.skipped})
+		r.renewSubscriptions(m.server)
+	}
+}
+
+// renewSubscriptions marks server's subscriptions for renewal once the
+// view shows its new catalog (flush).
+func (r *reconcilerActor) renewSubscriptions(server string) {
+	if len(r.subs) > 0 {
+		r.renew[server] = true
+	}
+}
+
+// renewMarked renews, on the session that owns each subscribed URI now,
+// the subscriptions whose owner was marked. Runs after the view swap.
+func (r *reconcilerActor) renewMarked(c actor.Context) {
+	if len(r.renew) == 0 {
+		return
+	}
+	snap := r.view.load()
+	for uri, sub := range r.subs {
+		row, ok := snap.resourceOwner(uri)
+		if !ok || !r.renew[row.status.Name] || row.session == nil {
+			continue
+		}
+		if sub.session != nil && !sub.session.Equal(row.session) {
+			c.Send(sub.session, &unsubscribeUpstream{uri: uri})
+		}
+		sub.session = row.session
+		c.Send(row.session, &subscribeUpstream{uri: uri})
+	}
+	clear(r.renew)
+}
+
+func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResource) {
+	sub := r.subs[m.uri]
+	if sub == nil {
+		sub = &resourceSub{}
+		r.subs[m.uri] = sub
+	}
+	sub.count++
+	row, ok := r.view.load().resourceOwner(m.uri)
+	if !ok || row.session == nil {
+		m.reply <- fmt.Errorf("%w: %q", ErrUnknownResource, m.uri)
+		return
+	}
+	if sub.session != nil && !sub.session.Equal(row.session) {
+		c.Send(sub.session, &unsubscribeUpstream{uri: m.uri})
+	}
+	sub.session = row.session
+	c.Send(row.session, &subscribeUpstream{uri: m.uri, reply: m.reply})
+}
+
+func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
+	sub := r.subs[m.uri]
+	if sub == nil {
+		return
+	}
+	if sub.count--; sub.count > 0 {
+		return
+	}
+	delete(r.subs, m.uri)
+	if sub.session != nil {
+		c.Send(sub.session, &unsubscribeUpstream{uri: m.uri})
+	}
+}
+
+// resourceUpdated publishes an update from a server's current session of
+// a URI someone subscribed to.
+func (r *reconcilerActor) resourceUpdated(m *sessionResourceUpdated) {
+	row, ok := r.view.load().row(m.server)
+	if !ok || row.status.Session != m.id || r.subs[m.uri] == nil {
+		return
+	}
+	r.outbox = append(r.outbox, &messages.ResourceUpdated{Server: m.server, URI: m.uri})
+}
