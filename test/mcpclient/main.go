@@ -5,8 +5,9 @@
 // config (the URL, streamable HTTP) with an actors.Supervisor, waits for
 // the server to be ready, makes the scenario's call through
 // Supervisor.CallTool and exits 0 only if all of that worked. Elicitation
-// requests are accepted with no content, through Options.Elicitation, so
-// that the go-sdk fills in the schema's defaults (SEP-1034).
+// requests reach Options.Elicitation as the server sent them; the handler
+// plays a user who accepts every default the requested schema offers
+// (SEP-1034: a client pre-fills them).
 //
 // Logs go to stderr; the suite keeps them with its results. run.sh runs
 // the scenarios.
@@ -14,6 +15,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -80,8 +82,8 @@ func run() error {
 		WorkDir:      dir,
 		DisableWatch: true,
 		Logger:       log,
-		Elicitation: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		Elicitation: func(_ context.Context, _ string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: schemaDefaults(p.RequestedSchema)}, nil
 		},
 	})
 	if err != nil {
@@ -102,6 +104,30 @@ func run() error {
 		return fmt.Errorf("call %s: the server answered with an error: %+v", call.tool, res.Content)
 	}
 	return nil
+}
+
+// schemaDefaults is the default of every property of an elicitation's
+// requested schema (a flat object schema, as elicitation allows).
+func schemaDefaults(schema any) map[string]any {
+	out := map[string]any{}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return out
+	}
+	var s struct {
+		Properties map[string]struct {
+			Default any `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return out
+	}
+	for name, prop := range s.Properties {
+		if prop.Default != nil {
+			out[name] = prop.Default
+		}
+	}
+	return out
 }
 
 // waitReady waits, event by event, until the server is ready; its failure
