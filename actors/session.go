@@ -204,7 +204,7 @@ func (s *sessionActor) start(c actor.Context) {
 	environ, err := callEnviron(func() []string { return s.env.environFor(s.spec) })
 	var cn *conn
 	if err == nil {
-		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace)
+		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace, s.env.clock)
 	}
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})

@@ -73,6 +73,8 @@ type Gateway struct {
 	templates *index[*mcp.ResourceTemplate]
 
 	subs subscriptions
+	// startup holds the first lists (HoldFirstLists); nil: it holds none.
+	startup *startup
 }
 
 // Instructions is what the gateway tells clients about itself.
@@ -129,6 +131,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(req.Session) },
 	})
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
+	g.server.AddReceivingMiddleware(g.routeStarting)
 	return g
 }
 
@@ -146,6 +149,8 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load()
+	settleCheck, stopStartup := g.runStartup()
+	defer stopStartup()
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,6 +160,7 @@ func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 				return
 			}
 			g.handle(ctx, env.Event)
+			settleCheck()
 		}
 	}
 }

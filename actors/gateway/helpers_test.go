@@ -180,12 +180,25 @@ type harness struct {
 
 func startGateway(t *testing.T, src *fakeSource, opts ...gateway.Option) *harness {
 	t.Helper()
-	if src.subscribes == nil {
-		src.subscribes, src.unsubscribes = make(chan string, 64), make(chan string, 64)
-	}
+	return startGatewayOver(t, src, nil, opts...)
+}
+
+// startGatewayOver is startGateway over any Source; setup, if set, runs
+// before Run.
+func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness), opts ...gateway.Option) *harness {
+	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	h := &harness{t: t, src: src, events: make(chan *messages.Envelope, 64), logs: logs}
+	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs}
+	if fs, ok := src.(*fakeSource); ok {
+		if fs.subscribes == nil {
+			fs.subscribes, fs.unsubscribes = make(chan string, 64), make(chan string, 64)
+		}
+		h.src = fs
+	}
 	h.gw = gateway.New(src, zap.New(core), opts...)
+	if setup != nil {
+		setup(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
