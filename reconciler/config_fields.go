@@ -26,6 +26,7 @@ const (
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
+	fieldOAuth          = "oauth"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -138,6 +139,13 @@ var serverFields = []serverField{
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
+	},
+	{
+		key: fieldOAuth, spec: "OAuth", reads: forRemote, effect: EffectRestart,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.OAuth = e.oauth(v) },
+		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendOAuth(b, s.OAuth) },
+		equal:   func(a, b *messages.ServerSpec) bool { return sameOAuth(a.OAuth, b.OAuth) },
+		secrets: oauthSecrets,
 	},
 
 	// Fields no entry sets: they are derived from where and how the entry
