@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -35,6 +36,9 @@ type sessionActor struct {
 	log  *zap.Logger
 	// redactor knows this server's secrets.
 	redactor *reconciler.Redactor
+	// oauth authorizes a remote session's requests; nil for stdio servers
+	// and for servers with an Authorization header of their own.
+	oauth *oauth.Handler
 
 	ctx    context.Context // cancelled when the session must stop
 	cancel context.CancelFunc
@@ -173,6 +177,7 @@ func (s *sessionActor) start(c actor.Context) {
 	if cn.stderr != nil {
 		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
+	s.attachOAuth(cn)
 	s.conn = cn
 	s.env.work.Add(1)
 	go func() {
@@ -347,13 +352,13 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 		s.finish(c)
 		return
 	}
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(m.err.Error()),
 		ExitCode:   m.exitCode,
 		StderrTail: redactLines(s.redactor, m.tail),
-	})
+	}))
 	// The connection is gone; stay alive until the reconciler stops us, so
 	// that stale calls get a clear answer rather than a dead letter.
 }
@@ -436,13 +441,13 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
 	s.cs = nil
 	s.failed = true
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(err.Error()),
 		ExitCode:   -1,
 		StderrTail: redactLines(s.redactor, s.stderr()),
-	})
+	}))
 	s.cancel()
 }
 
