@@ -45,10 +45,10 @@ type Record struct {
 
 // Summary is what may be shown about a record: no token text.
 type Summary struct {
-	Server     string    `json:"server"`
-	Resource   string    `json:"resource"`
-	Scopes     []string  `json:"scopes,omitempty"`
-	Expiry     time.Time `json:"expiry,omitzero"`
+	Server      string    `json:"server"`
+	Resource    string    `json:"resource"`
+	Scopes      []string  `json:"scopes,omitempty"`
+	Expiry      time.Time `json:"expiry,omitzero"`
 	Refreshable bool      `json:"refreshable"`
 }
 

@@ -31,6 +31,7 @@ Usage:
   mcpvisor status|tools|call|resync|events   talk to a running daemon's HTTP API
   mcpvisor check [--json] FILE...   validate config files; exit 1 on errors
   mcpvisor trust [--yes] [PATH...]  review and approve a project's config files (--list, --revoke PATH)
+  mcpvisor auth login|status|logout   OAuth for remote servers: log in once, see and forget tokens
   mcpvisor example-server [flags]   a scriptable stdio MCP server (demo, tests)
   mcpvisor version
 
@@ -50,6 +51,8 @@ func Main(ctx context.Context, args []string, io IO) int {
 		return checkCommand(args[1:], io)
 	case "trust":
 		return trustCommand(args[1:], io)
+	case "auth":
+		return authCommand(ctx, args[1:], io)
 	case "serve":
 		return serveCommand(ctx, args[1:], io)
 	case "status", "tools", "call", "resync", "events":
