@@ -19,7 +19,7 @@ import (
 
 // benchFleet starts a supervisor over n in-memory echo servers (real
 // clock, no watcher, no probes) and waits until all are ready.
-func benchFleet(b *testing.B, n int) (*actors.Supervisor, *actors.Subscription) {
+func benchFleet(b *testing.B, n int) (*actors.Supervisor, *actors.Feed) {
 	b.Helper()
 	servers := map[string]any{}
 	for i := range n {
@@ -37,7 +37,7 @@ func benchFleet(b *testing.B, n int) (*actors.Supervisor, *actors.Subscription) 
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = sup.Close() })
-	sub := sup.Subscribe(1 << 16)
+	sub := sup.Follow(0, 1<<16)
 	b.Cleanup(sub.Close)
 	ctx := context.Background()
 	for ready := countReady(sup); ready < n; {

@@ -64,6 +64,8 @@ func (a *configActor) Receive(c actor.Context) {
 		a.trigger(c, m)
 	case *configRead:
 		a.readDone(c, m)
+	case *recovered:
+		m.raise() // the read panicked: this actor fails (failure.go)
 	}
 }
 
@@ -91,6 +93,8 @@ func (a *configActor) startRead(c actor.Context) {
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
+		// Load calls the embedder's LookupEnv.
+		defer recoverTo(root, self, "reading the config files")
 		opts.Trust = trust.policy()
 		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})

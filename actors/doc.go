@@ -4,7 +4,8 @@
 //
 // # Actors
 //
-//	root        parent of the others; stopping it stops everything
+//	root        parent of the others; stopping it stops everything; the
+//	            supervisor strategy of the core actors (failure policy)
 //	reconciler  the shell around reconciler.Fleet, the single writer of
 //	            "what should run": turns messages into fleet inputs and
 //	            carries out the effects (spawns and stops session actors,
@@ -23,6 +24,15 @@
 // sending a result message; results carry a generation or session id so
 // stale ones are dropped; all timing goes through the quartz clock.
 //
+// # Failures
+//
+// The root actor is the core actors' supervisor strategy (failure.go): a
+// failed watcher is rebuilt; a failed reconciler or config actor ends
+// the Supervisor loudly (SupervisorFailed, Done, Err, every call failing
+// at once, every server stopped). Goroutines that run user-supplied code
+// recover a panic and hand it to their actor; a panicking Notifier is an
+// error; a panicking Options.Environ fails one server's start.
+//
 // # Goroutines and who stops them
 //
 //   - Each session actor's lifeline goroutine owns its connection from dial
@@ -36,12 +46,17 @@
 //     cancels the lifelines: servers get the stop grace, then their process
 //     groups are signalled) and then waits for it.
 //   - The watcher actor starts the file watcher and closes it when it stops.
-//   - Subscribe adds an event stream subscriber that never blocks
-//     (Subscription.Close removes it).
+//   - Each Feed (Supervisor.Follow) runs one goroutine that copies events
+//     from the journal to its channel; Feed.Close ends it and waits, and
+//     so does the journal's Close (after the feed delivered everything)
+//     at the end of Supervisor.Close.
 //
 // # Events
 //
-// The journal numbers every event and publishes a *messages.Envelope on the
-// actor system's event stream. Publishing runs subscribers on the
-// publishing actor's goroutine: subscribers must only hand off.
+// The journal numbers every event, keeps the newest (bounded in count and
+// bytes) and publishes a *messages.Envelope on the actor system's event
+// stream. Publishing runs event stream subscribers on the publishing
+// actor's goroutine: they must only hand off (a panicking one is logged
+// and contained). Follow is the gap-free way to follow events: feeds read
+// the journal, so they never slow a publisher and never drop.
 package actors

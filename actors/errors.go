@@ -20,6 +20,9 @@ var (
 	ErrCanceled = errors.New("tool call canceled")
 	// ErrClosed: the supervisor is closed.
 	ErrClosed = errors.New("supervisor closed")
+	// ErrFailed: a core actor failed and the supervisor ended
+	// (Supervisor.Err wraps it, naming the actor and the reason).
+	ErrFailed = errors.New("supervisor failed")
 	// ErrBadToolName: a tool name that is not server__tool.
 	ErrBadToolName = errors.New("tool name must be server__tool")
 )

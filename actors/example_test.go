@@ -39,10 +39,11 @@ func Example() {
 	defer sup.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	events := sup.Subscribe(256)
+	// Follow from the first event: nothing since Start is missed.
+	events := sup.Follow(0, 256)
 	defer events.Close()
 
-	ready, seq := waitForState(ctx, sup, events, 0, "notes", messages.StateReady)
+	ready := waitForState(ctx, events, "notes", messages.StateReady)
 	for _, t := range sup.Tools() {
 		fmt.Println("tool:", actors.QualifiedName(t.Server, t.Name))
 	}
@@ -55,9 +56,9 @@ func Example() {
 
 	// Message injection: report the session dead, as its actor would.
 	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, &messages.ServerFailed{Server: "notes", Session: ready.Session, Error: "injected"})
-	failed, seq := waitForState(ctx, sup, events, seq, "notes", messages.StateFailed)
+	failed := waitForState(ctx, events, "notes", messages.StateFailed)
 	fmt.Println("failed:", failed.Error, "attempt", failed.Attempt)
-	again, _ := waitForState(ctx, sup, events, seq, "notes", messages.StateReady)
+	again := waitForState(ctx, events, "notes", messages.StateReady)
 	fmt.Println("ready again on a new session:", again.Session != ready.Session)
 	// Output:
 	// tool: notes__echo
@@ -66,28 +67,16 @@ func Example() {
 	// ready again on a new session: true
 }
 
-// waitForState returns the first transition of server to state published
-// after sequence number after, and its sequence number. It looks at the
-// journal first, for events published before the subscription existed.
-func waitForState(ctx context.Context, sup *actors.Supervisor, sub *actors.Subscription, after uint64, server string, state messages.State) (*messages.ServerStateChanged, uint64) {
-	match := func(env *messages.Envelope) bool {
-		sc, ok := env.Event.(*messages.ServerStateChanged)
-		return ok && env.Seq > after && sc.Server == server && sc.To == state && sc.From != state
-	}
-	past, _ := sup.EventsSince(after)
-	for _, env := range past {
-		if match(env) {
-			return env.Event.(*messages.ServerStateChanged), env.Seq
-		}
-	}
+// waitForState returns the next transition of server to state.
+func waitForState(ctx context.Context, events *actors.Feed, server string, state messages.State) *messages.ServerStateChanged {
 	for {
 		select {
-		case env := <-sub.C:
-			if match(env) {
-				return env.Event.(*messages.ServerStateChanged), env.Seq
+		case env := <-events.C:
+			if sc, ok := env.Event.(*messages.ServerStateChanged); ok && sc.Server == server && sc.To == state && sc.From != state {
+				return sc
 			}
 		case <-ctx.Done():
-			return &messages.ServerStateChanged{}, after
+			return &messages.ServerStateChanged{}
 		}
 	}
 }

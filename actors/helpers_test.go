@@ -16,15 +16,12 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // fleet serves in-memory go-sdk servers to the supervisor through
 // Options.Dial: each name maps to a constructor called on every dial (a

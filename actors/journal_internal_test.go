@@ -45,28 +45,3 @@ func TestJournal_ReplaysFromASequenceNumber(t *testing.T) {
 		}
 	}
 }
-
-// A subscriber that does not read never blocks the publisher: events past
-// its buffer are dropped and counted.
-func TestSubscription_SlowSubscriberNeverBlocks(t *testing.T) {
-	t.Parallel()
-	sys := NewActorSystem(zap.NewNop())
-	s := &Supervisor{sys: sys, env: &environment{journal: newJournal(sys, quartz.NewMock(t), 16)}}
-	sub := s.Subscribe(2)
-	for range 10 { // would block forever if delivery waited for the reader
-		s.env.journal.publish(&messages.WatcherDegraded{})
-	}
-	if got := sub.Dropped(); got != 8 {
-		t.Fatalf("dropped = %d, want 8", got)
-	}
-	sub.Close()
-	sub.Close() // idempotent
-	var got []uint64
-	for env := range sub.C {
-		got = append(got, env.Seq)
-	}
-	if !slices.Equal(got, []uint64{1, 2}) {
-		t.Fatalf("delivered %v, want the first two", got)
-	}
-	s.env.journal.publish(&messages.WatcherDegraded{}) // after Close: no panic, no delivery
-}

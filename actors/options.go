@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"runtime"
@@ -100,8 +101,14 @@ type Options struct {
 	// Backoff and CrashLoop set the retry policy after failures.
 	Backoff   reconciler.Backoff
 	CrashLoop reconciler.CrashLoop
-	// JournalSize is how many events are kept for replay (4096).
-	JournalSize int
+	// newNotifier, if set, replaces the watcher's fsnotify notifier
+	// (internal tests make it fail or panic).
+	newNotifier func() (watcher.Notifier, error)
+
+	// JournalSize is how many events are kept for replay (4096), and
+	// JournalBytes how many bytes of them, as JSON (8 MiB): a fleet whose
+	// events carry long stderr tails keeps fewer.
+	JournalSize, JournalBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -152,7 +159,10 @@ func (o Options) withDefaults() Options {
 		o.CrashLoop = reconciler.DefaultCrashLoop
 	}
 	if o.JournalSize <= 0 {
-		o.JournalSize = 4096
+		o.JournalSize = DefaultJournalEvents
+	}
+	if o.JournalBytes <= 0 {
+		o.JournalBytes = DefaultJournalBytes
 	}
 	return o
 }
@@ -170,7 +180,7 @@ type environment struct {
 	opts    Options
 	clock   quartz.Clock
 	log     *zap.Logger
-	journal *journal
+	journal *Journal
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup
@@ -182,6 +192,12 @@ type environment struct {
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor
+	// ending is closed by Close or by a core actor's failure.
+	ending *ending
+	// ctx is the parent of every session's lifeline; cancel ends them all
+	// (a failure does, and Close, whatever state the actors are in).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func (e *environment) slog(name string) *slog.Logger {

@@ -167,9 +167,13 @@ func (s *sessionActor) Receive(c actor.Context) {
 }
 
 func (s *sessionActor) start(c actor.Context) {
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ctx, s.cancel = context.WithCancel(s.env.ctx)
 	self, root := c.Self(), c.ActorSystem().Root
-	cn, err := dial(s.spec, s.env.opts.Dial, s.env.environFor(s.spec), s.env.opts.StopGrace)
+	environ, err := callEnviron(func() []string { return s.env.environFor(s.spec) })
+	var cn *conn
+	if err == nil {
+		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace)
+	}
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return

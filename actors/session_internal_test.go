@@ -41,7 +41,7 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sup.Close()
-	sub := sup.Subscribe(64)
+	sub := sup.Follow(Live, 64)
 	defer sub.Close()
 	waitReady := func(notSession uint64) *serverRow {
 		for {

@@ -33,7 +33,6 @@ type Supervisor struct {
 	resyncs atomic.Uint64 // numbers resync requests
 
 	closeOnce sync.Once
-	closed    chan struct{}
 	closeErr  error
 }
 
@@ -52,7 +51,11 @@ func Start(opts Options) (*Supervisor, error) {
 		return nil, fmt.Errorf("start: no config paths")
 	}
 	paths := reconciler.ResolvePaths(opts.ConfigPaths, opts.WorkDir, opts.Home)
-	s := &Supervisor{view: &fleetView{}, closed: make(chan struct{})}
+	secrets, err := callEnviron(opts.Environ)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	s := &Supervisor{view: &fleetView{}}
 	s.sys = opts.ActorSystem
 	if s.sys == nil {
 		s.sys = NewActorSystem(opts.Logger)
@@ -62,14 +65,18 @@ func Start(opts Options) (*Supervisor, error) {
 		opts:       opts,
 		clock:      opts.Clock,
 		log:        opts.Logger,
-		journal:    newJournal(s.sys, opts.Clock, opts.JournalSize),
+		journal:    newSupervisorJournal(s.sys, opts.Clock, opts.Logger, opts.JournalSize, opts.JournalBytes),
 		readConfig: ReadConfigFiles,
-		redactor:   reconciler.NewRedactor(append(inheritedSecrets(opts.Environ()), opts.Secrets...)...),
+		redactor:   reconciler.NewRedactor(append(inheritedSecrets(secrets), opts.Secrets...)...),
+		ending:     newEnding(),
+		// nil outside tests: fsnotify.
+		newNotifier: opts.newNotifier,
 	}
+	s.env.ctx, s.env.cancel = baseContext()
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &rootActor{env: s.env, view: s.view, paths: paths, started: started}
-	}, actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, actor.DefaultDecider)))
+	})
 	s.sys.Root.SpawnPrefix(props, "mcpvisor")
 	s.pids = <-started
 	return s, nil
@@ -88,24 +95,31 @@ func NewActorSystem(logger *zap.Logger) *actor.ActorSystem {
 	)
 }
 
-// rootActor parents every other actor, so one stop stops them all.
+// rootActor parents every other actor, so one stop stops them all, and
+// it is their supervisor strategy (failure.go).
 type rootActor struct {
 	env     *environment
 	view    *fleetView
 	paths   []string
 	started chan<- PIDs
+
+	sys             *actor.ActorSystem
+	pids            PIDs
+	watcherFailures []time.Time
 }
 
 func (a *rootActor) Receive(c actor.Context) {
 	if _, ok := c.Message().(*actor.Started); !ok {
 		return
 	}
+	a.sys = c.ActorSystem()
 	p := PIDs{Root: c.Self()}
 	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view), "reconciler")
 	p.Config = c.SpawnPrefix(newConfigProps(a.env, p.Reconciler, a.paths), "config")
 	if !a.env.opts.DisableWatch {
 		p.Watcher = c.SpawnPrefix(newWatcherProps(a.env, p.Config, a.paths), "watcher")
 	}
+	a.pids = p
 	select {
 	case a.started <- p:
 	default: // a restart: the Supervisor already has its PIDs
@@ -119,16 +133,35 @@ func (s *Supervisor) PIDs() PIDs { return s.pids }
 // stream carries every *messages.Envelope.
 func (s *Supervisor) ActorSystem() *actor.ActorSystem { return s.sys }
 
-// Status returns a copy of the fleet's status.
+// Status returns a copy of the fleet's status. Once the Supervisor has
+// failed, Status.Failed says why and the rows are the last ones seen.
 func (s *Supervisor) Status() messages.Status {
-	return s.view.load().status()
+	st := s.view.load().status()
+	if err := s.env.ending.failed(); err != nil {
+		st.Failed = err.Error()
+	}
+	return st
 }
 
 // Tools returns the exposed tools of every ready server, sorted by server
-// and name. Expose each as QualifiedName(t.Server, t.Name).
+// and name. Expose each as QualifiedName(t.Server, t.Name). A failed
+// Supervisor has none.
 func (s *Supervisor) Tools() []messages.Tool {
+	if s.env.ending.failed() != nil {
+		return []messages.Tool{}
+	}
 	return s.view.load().tools()
 }
+
+// Done is closed when the Supervisor has ended: by Close, or because a
+// core actor failed (then every server is being stopped; Close still
+// waits for them). Err says which.
+func (s *Supervisor) Done() <-chan struct{} { return s.env.ending.done }
+
+// Err is nil while the Supervisor runs. Once Done is closed it is
+// ErrClosed after Close, or an error wrapping ErrFailed that names the
+// actor that failed and why; every call then returns it at once.
+func (s *Supervisor) Err() error { return s.env.ending.Err() }
 
 // QualifiedName is how a tool is named across the fleet: server__tool.
 func QualifiedName(server, tool string) string { return server + "__" + tool }
@@ -145,16 +178,18 @@ func SplitName(name string) (server, tool string, err error) {
 
 // CallTool calls a tool by its server__tool name. A result with IsError set
 // is a successful call. Errors wrap ErrBadToolName, ErrUnknownServer,
-// ErrUnknownTool, ErrNotReady, ErrUpstream, ErrCallTimeout or ErrCanceled.
+// ErrUnknownTool, ErrNotReady, ErrUpstream, ErrCallTimeout or ErrCanceled,
+// or are Err (ErrClosed, ErrFailed) once the Supervisor has ended.
 func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
 	server, tool, err := SplitName(name)
 	if err != nil {
 		return nil, err
 	}
 	rt, ok := s.view.load().row(server)
 	switch {
-	case s.isClosed():
-		return nil, ErrClosed
 	case !ok:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
 	case !rt.ready:
@@ -173,8 +208,8 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 		return r.res, r.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-	case <-s.closed:
-		return nil, ErrClosed
+	case <-s.env.ending.done:
+		return nil, s.Err()
 	case <-bound.C:
 		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, server)
 	}
@@ -185,8 +220,8 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 // dryRun, waits (bounded by ctx) for the outcome of every server the plan
 // started or retried.
 func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error) {
-	if s.isClosed() {
-		return nil, nil, ErrClosed
+	if err := s.Err(); err != nil {
+		return nil, nil, err
 	}
 	id := fmt.Sprintf("resync-%d", s.resyncs.Add(1))
 	replies := make(chan messages.Event, 2)
@@ -194,7 +229,7 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 	// reaches the reconciler after this.
 	s.sys.Root.Send(s.pids.Reconciler, &awaitResync{id: id, reply: replies})
 	defer func() {
-		if !s.isClosed() {
+		if s.Err() == nil { // a stopped reconciler needs no forgetting
 			s.sys.Root.Send(s.pids.Reconciler, &forgetResync{id: id})
 		}
 	}()
@@ -214,8 +249,8 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 			}
 		case <-ctx.Done():
 			return planned, nil, ctx.Err()
-		case <-s.closed:
-			return planned, nil, ErrClosed
+		case <-s.env.ending.done:
+			return planned, nil, s.Err()
 		}
 	}
 }
@@ -223,32 +258,62 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 // EventsSince returns the kept events after sequence number seq, oldest
 // first; truncated reports that older ones were already dropped.
 func (s *Supervisor) EventsSince(seq uint64) (events []*messages.Envelope, truncated bool) {
-	return s.env.journal.since(seq)
+	return s.env.journal.Since(seq)
 }
 
-func (s *Supervisor) isClosed() bool {
-	select {
-	case <-s.closed:
-		return true
-	default:
-		return false
-	}
+// Follow is the one way to follow the Supervisor's events: it replays the
+// kept events after since (0: all of them; Live: none), then delivers
+// live events as they are published, with no gap and no duplicate, and
+// recovers by itself when the reader falls behind (see Feed). buffer is
+// how many events the feed holds for a slow reader. The feed ends once the
+// Supervisor is closed and its last events were delivered.
+func (s *Supervisor) Follow(since uint64, buffer int) *Feed {
+	return s.env.journal.Follow(since, buffer)
 }
+
+// closeBound is how long Close waits for the actors beyond StopGrace
+// before it stops waiting for them (a core actor that cannot stop): the
+// sessions' lifelines are ended directly, and they are bounded by the
+// stop grace on their own.
+const closeBound = 5 * time.Second
 
 // Close stops every actor, every server process and every goroutine the
-// supervisor started. Servers get StopGrace to exit before their process
-// groups are signalled, so Close returns within about StopGrace plus a
-// second, even during a hung connect. It is idempotent.
+// supervisor started, then ends every Feed once it delivered the last
+// events. Servers get StopGrace to exit before their process groups are
+// signalled, so Close returns within about StopGrace plus a second, even
+// during a hung connect, and within StopGrace plus closeBound (5s) even
+// if a failed core actor cannot stop. It is idempotent, and also needed
+// after a failure (Err then stays the failure). It returns nil unless
+// stopping itself went wrong.
 func (s *Supervisor) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closed)
-		if err := s.sys.Root.PoisonFuture(s.pids.Root).Wait(); err != nil {
-			s.closeErr = fmt.Errorf("stop actors: %w", err)
-		}
+		s.env.ending.end(ErrClosed)
+		s.closeErr = s.stopActors()
+		s.env.cancel() // no lifeline outlives Close
 		s.env.work.Wait()
+		s.env.journal.Close()
 		if s.ownSystem {
 			s.sys.Shutdown()
 		}
 	})
 	return s.closeErr
+}
+
+// stopActors poisons the root actor (the queued messages are handled
+// first) and waits for the whole tree to stop, at most StopGrace plus
+// closeBound.
+func (s *Supervisor) stopActors() error {
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.sys.Root.PoisonFuture(s.pids.Root).Wait() }()
+	bound := s.env.clock.NewTimer(s.env.opts.StopGrace+closeBound, "supervisor", "close-bound")
+	defer bound.Stop("supervisor", "close-bound")
+	select {
+	case err := <-stopped:
+		if err != nil {
+			return fmt.Errorf("stop actors: %w", err)
+		}
+		return nil
+	case <-bound.C:
+		return fmt.Errorf("stop actors: not stopped within %s", s.env.opts.StopGrace+closeBound)
+	}
 }

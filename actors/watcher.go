@@ -11,7 +11,8 @@ import (
 // watcherActor owns the file watcher: it starts it with the configured
 // paths and turns its callbacks into FileChanged messages for the config
 // actor (and WatcherDegraded events). The watcher's own goroutines end in
-// Close, which the actor calls when it stops.
+// Close, which the actor calls when it stops or is restarted (failure.go:
+// a failed watcher actor is rebuilt).
 type watcherActor struct {
 	env    *environment
 	config *actor.PID
@@ -30,7 +31,7 @@ func (a *watcherActor) Receive(c actor.Context) {
 	switch c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
 		a.stop()
 	}
 }
@@ -39,12 +40,11 @@ func (a *watcherActor) start(c actor.Context) {
 	root, config, journal := c.ActorSystem().Root, a.config, a.env.journal
 	log := a.env.log.Named("watcher")
 	w, err := watcher.New(a.paths, watcher.Options{
-		Clock:    a.env.clock,
-		Logger:   a.env.log,
-		Debounce: a.env.opts.Debounce,
-		MaxWait:  a.env.opts.MaxWait,
-		// nil: fsnotify.
-		NewNotifier: a.env.newNotifier,
+		Clock:       a.env.clock,
+		Logger:      a.env.log,
+		Debounce:    a.env.opts.Debounce,
+		MaxWait:     a.env.opts.MaxWait,
+		NewNotifier: guardNotifiers(a.env.newNotifier),
 		// Callbacks only send: they run on the watcher's goroutine.
 		OnChange: func(paths []string) { root.Send(config, &messages.FileChanged{Paths: paths}) },
 		// The watcher logs the degradation itself; make it an event too.

@@ -34,6 +34,12 @@
 //	ToolsChanged        reconciler       when a server's exposed tools change
 //	ResyncCompleted     reconciler       when every server a resync started has settled
 //	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
+//	                    root actor       when the watcher actor failed and was rebuilt
+//	SupervisorFailed    root actor       when a core actor failed and the Supervisor ended (Done, Err)
+//
+// A feed (Supervisor.Follow) may also deliver a FeedTruncated, in an
+// Envelope with Seq 0, where the journal no longer kept events the reader
+// had not read; it is never published.
 //
 // Session actors never publish: they report to the reconciler, which is the
 // single publisher of server events, so their order is the order in which

@@ -159,6 +159,31 @@ type WatcherDegraded struct {
 	Reason string `json:"reason"`
 }
 
+// SupervisorFailed is published once when a core actor (reconciler,
+// config or watcher) failed and the Supervisor cannot go on: it stops
+// every server, Supervisor.Done is closed and every call returns
+// Supervisor.Err. Only what the stopping actors had under way may follow
+// it.
+type SupervisorFailed struct {
+	// Actor is the actor that failed: "reconciler", "config" or "watcher".
+	Actor string `json:"actor"`
+	// Reason is what happened (a panic's value), redacted.
+	Reason string `json:"reason"`
+}
+
+// FeedTruncated is never published: a feed (Supervisor.Follow) delivers
+// it, in an Envelope with Seq 0, in place of events it could not deliver
+// because the journal no longer kept them. The feed goes on with event
+// Next.
+type FeedTruncated struct {
+	// Since is the last event delivered before the gap (or the sequence
+	// number the feed was asked to start after).
+	Since uint64 `json:"since"`
+	// Next is the first event delivered after the gap.
+	Next   uint64 `json:"next"`
+	Reason string `json:"reason"`
+}
+
 // EventType implementations.
 
 func (*ConfigLoaded) EventType() string       { return "config.loaded" }
@@ -169,3 +194,5 @@ func (*PlanApplied) EventType() string        { return "plan.applied" }
 func (*ResyncPlanned) EventType() string      { return "resync.planned" }
 func (*ResyncCompleted) EventType() string    { return "resync.completed" }
 func (*WatcherDegraded) EventType() string    { return "watcher.degraded" }
+func (*SupervisorFailed) EventType() string   { return "supervisor.failed" }
+func (*FeedTruncated) EventType() string      { return "stream.truncated" }

@@ -28,4 +28,7 @@ type Status struct {
 	ObservedGeneration uint64         `json:"observedGeneration"`
 	Servers            []ServerStatus `json:"servers"`
 	ConfigErrors       []Diagnostic   `json:"configErrors"`
+	// Failed is set once the Supervisor has failed (Supervisor.Err): the
+	// rows are the last ones seen, and nothing is supervised any more.
+	Failed string `json:"failed,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -20,12 +21,7 @@ const (
 
 var protocols = []string{legacy, stateless}
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 20*time.Second) }
 
 // connect serves srv to a go-sdk client with copts over an in-memory
 // pipe, on protocol pv; the session ends with the test.

@@ -4,14 +4,15 @@
 // session. `mcpvisor serve` runs it over stdio or streamable HTTP.
 //
 // The gateway depends on a small Source (Tools and CallTool, satisfied by
-// *actors.Supervisor) and on a channel of events (a Supervisor
-// subscription), so tests drive it with a fake fleet and in-memory MCP
+// *actors.Supervisor) and on a channel of events (a Supervisor.Follow
+// feed), so tests drive it with a fake fleet and in-memory MCP
 // clients, without a process.
 //
 // # Following the fleet
 //
 // Run loads Source.Tools once, then applies every *messages.ToolsChanged
-// from the events channel. Each ToolsChanged carries the whole exposed tool
+// from the events channel (a *messages.FeedTruncated, a gap in the feed,
+// loads Source.Tools again). Each ToolsChanged carries the whole exposed tool
 // set of one server, so applying them in order leaves the gateway equal to
 // the last event of every server whatever it started from; the event is
 // applied, not Source.Tools re-read, because the fleet view is swapped after

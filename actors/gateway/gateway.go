@@ -73,9 +73,11 @@ func New(src Source, logger *zap.Logger) *Gateway {
 func (g *Gateway) Server() *mcp.Server { return g.server }
 
 // Run loads the Source's tools, then applies every ToolsChanged from
-// events until ctx ends or events is closed. The caller owns the
-// subscription behind events: subscribe before calling Run so that no
-// change falls between the load and the first event. Call Run once.
+// events until ctx ends or events is closed. The caller owns the feed
+// behind events (Supervisor.Follow): start it, from actors.Live, before
+// calling Run so that no change falls between the load and the first
+// event. A gap in the feed (a *messages.FeedTruncated) loads the tools
+// again. Call Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load(g.src.Tools())
 	for {
@@ -86,8 +88,12 @@ func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 			if !ok {
 				return
 			}
-			if tc, ok := env.Event.(*messages.ToolsChanged); ok {
-				g.apply(tc.Server, tc.Tools)
+			switch ev := env.Event.(type) {
+			case *messages.ToolsChanged:
+				g.apply(ev.Server, ev.Tools)
+			case *messages.FeedTruncated:
+				g.log.Warn("gateway fell behind the fleet's events; reloading its tools", zap.String("reason", ev.Reason))
+				g.load(g.src.Tools())
 			}
 		}
 	}

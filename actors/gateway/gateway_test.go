@@ -353,3 +353,26 @@ func TestCheckLoopback(t *testing.T) {
 		}
 	}
 }
+
+// A gap in the feed (events the journal no longer kept) makes the gateway
+// load the fleet's tools again: whatever ToolsChanged it missed, it ends
+// equal to the fleet.
+func TestGateway_FeedGapReloadsTheTools(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	src := &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}}
+	h := startGateway(t, src)
+	c := h.connectInMemory(ctx, "")
+	c.waitTools(ctx, "alpha__echo")
+
+	// The fleet changed while the gateway's feed fell behind: alpha went,
+	// beta came, and those ToolsChanged events were lost.
+	src.mu.Lock()
+	src.tools = []messages.Tool{tool("beta", "pid", "Pid.")}
+	src.mu.Unlock()
+	h.events <- &messages.Envelope{Event: &messages.FeedTruncated{Since: 1, Next: 9, Reason: "fell behind"}}
+	c.waitTools(ctx, "beta__pid")
+	if diff := cmp.Diff([]string{"beta__pid"}, h.gw.Exposed()); diff != "" {
+		t.Errorf("Exposed (-want +got):\n%s", diff)
+	}
+}

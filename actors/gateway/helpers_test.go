@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -25,11 +26,7 @@ var protocols = []struct{ name, pin, want string }{
 	{"2025-11-25", "2025-11-25", "2025-11-25"},
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // fakeSource is a fleet: its tools are what Run loads first, and call
 // answers CallTool.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -15,13 +16,9 @@ import (
 // data a StreamEvent. With ?since=N or a Last-Event-ID header (which wins,
 // being what a reconnecting client sends) the journal's events after N are
 // replayed first. The stream then follows live events without a gap or a
-// duplicate, sends a comment every Heartbeat, and ends when the client
-// goes away or the server shuts down.
-//
-// Order of operations, which is what makes it gap-free: subscribe first,
-// then replay from the journal, then pass on live events newer than the
-// last one written. A live event that skips ahead (the subscription
-// dropped some) is preceded by the missing ones, read from the journal.
+// duplicate (Fleet.Follow guarantees both, and announces what the journal
+// no longer keeps as a stream.truncated event), sends a comment every
+// Heartbeat, and ends when the client goes away or the server shuts down.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	since, replay, err := streamStart(r)
 	if err != nil {
@@ -33,40 +30,28 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	st := &stream{w: w, rc: http.NewResponseController(w), fleet: s.fleet}
+	st := &stream{w: w, rc: http.NewResponseController(w)}
 	st.comment("mcpvisor events")
 	st.flush()
 
-	// Live only: the baseline is taken before subscribing, so an event
-	// published in between is not skipped: it is either delivered or, if
-	// the first live event skips ahead, read from the journal.
-	var baseline uint64
 	if !replay {
-		baseline = newestSeq(s.fleet)
+		since = actors.Live
 	}
-	feed := s.fleet.Follow(256)
+	feed := s.fleet.Follow(since, 256)
 	defer feed.Close()
+	// The ticker is made after Follow: a test that traps it knows the
+	// stream follows.
 	heartbeat := s.clock.NewTicker(s.opts.Heartbeat, "httpapi", "heartbeat")
 	defer heartbeat.Stop("httpapi", "heartbeat")
-	if replay {
-		st.replay(since)
-	} else {
-		st.last = baseline
-	}
-	dropped := uint64(0)
 	for st.err == nil {
 		st.flush()
 		select {
-		case env, ok := <-feed.Events():
+		case env, ok := <-feed.C:
 			if !ok {
 				return
 			}
-			st.live(env)
+			st.write(env)
 		case <-heartbeat.C:
-			if n := feed.Dropped(); n != dropped {
-				dropped = n
-				st.catchUp() // the dropped events may have been the newest
-			}
 			st.comment("heartbeat")
 		case <-r.Context().Done():
 			return
@@ -90,74 +75,18 @@ func streamStart(r *http.Request) (since uint64, replay bool, err error) {
 	return since, true, nil
 }
 
-// newestSeq is the sequence number of the newest event kept, 0 if none.
-func newestSeq(f Fleet) uint64 {
-	all, _ := f.EventsSince(0)
-	if len(all) == 0 {
-		return 0
-	}
-	return all[len(all)-1].Seq
-}
-
 // stream writes one client's events. The first write error ends it.
 type stream struct {
-	w     io.Writer
-	rc    *http.ResponseController
-	fleet Fleet
-	last  uint64 // sequence number of the newest event written
-	err   error
-}
-
-// replay writes the kept events after since. A since beyond the newest
-// event comes from an earlier run of the daemon (numbers began again): then
-// everything kept is replayed, after a stream.truncated notice.
-func (st *stream) replay(since uint64) {
-	evs, truncated := st.fleet.EventsSince(since)
-	if len(evs) == 0 && since > 0 {
-		if newest := newestSeq(st.fleet); newest < since {
-			evs, _ = st.fleet.EventsSince(0)
-			st.truncated(since, evs, fmt.Sprintf("no event %d yet: the daemon restarted and its sequence numbers began again", since))
-			st.writeAll(evs)
-			return
-		}
-	}
-	if truncated {
-		st.truncated(since, evs, "older events are no longer kept")
-	}
-	st.last = since
-	st.writeAll(evs)
-}
-
-// live writes one event from the subscription, preceded by any it skipped.
-func (st *stream) live(env *messages.Envelope) {
-	switch {
-	case env.Seq <= st.last:
-		// Already written by the replay or a catch-up.
-	case env.Seq == st.last+1:
-		st.write(env)
-	default:
-		st.catchUp()
-	}
-}
-
-// catchUp writes every kept event after the last one written.
-func (st *stream) catchUp() {
-	evs, truncated := st.fleet.EventsSince(st.last)
-	if truncated {
-		st.truncated(st.last, evs, "the client fell behind and older events are no longer kept")
-	}
-	st.writeAll(evs)
-}
-
-func (st *stream) writeAll(evs []*messages.Envelope) {
-	for _, env := range evs {
-		if env.Seq > st.last {
-			st.write(env)
-		}
-	}
+	w   io.Writer
+	rc  *http.ResponseController
+	err error
 }
 
 func (st *stream) write(env *messages.Envelope) {
+	if tr, ok := env.Event.(*messages.FeedTruncated); ok {
+		st.truncated(tr)
+		return
+	}
 	if st.err != nil {
 		return
 	}
@@ -167,20 +96,15 @@ func (st *stream) write(env *messages.Envelope) {
 	}
 	data, _ := json.Marshal(StreamEvent{Seq: env.Seq, Time: env.Time, Type: env.Event.EventType(), Event: ev})
 	_, st.err = fmt.Fprintf(st.w, "id: %d\nevent: %s\ndata: %s\n\n", env.Seq, env.Event.EventType(), data)
-	st.last = env.Seq
 }
 
 // truncated announces a gap; it has no id, so a client's Last-Event-ID
 // stays the last real event.
-func (st *stream) truncated(since uint64, next []*messages.Envelope, reason string) {
+func (st *stream) truncated(tr *messages.FeedTruncated) {
 	if st.err != nil {
 		return
 	}
-	t := StreamTruncated{Since: since, Reason: reason}
-	if len(next) > 0 {
-		t.Next = next[0].Seq
-	}
-	data, _ := json.Marshal(t)
+	data, _ := json.Marshal(StreamTruncated{Since: tr.Since, Next: tr.Next, Reason: tr.Reason})
 	_, st.err = fmt.Fprintf(st.w, "event: %s\ndata: %s\n\n", EventTruncated, data)
 }
 

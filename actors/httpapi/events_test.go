@@ -64,14 +64,14 @@ func seqRange(from, to uint64) []uint64 {
 }
 
 // The stream replays the journal after since, then follows live events;
-// an event published between the subscription and the replay (the window
-// that OnFollow hits) comes exactly once.
+// an event published while the stream starts following (OnFollow) comes
+// exactly once.
 func TestEvents_ReplayThenLiveWithoutGapOrDuplicate(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 3)
-	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4, in both the feed and the journal
+	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4
 	followed := fleet.Followers()
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
 
@@ -131,7 +131,7 @@ func TestEvents_WithoutSinceFollowsLiveOnly(t *testing.T) {
 	ctx := testContext(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 3)
-	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4: after the baseline
+	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4: after the start
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
 	followed := fleet.Followers()
 	_, r := openEvents(ctx, t, ts.URL+"/api/v1/events")
@@ -143,10 +143,10 @@ func TestEvents_WithoutSinceFollowsLiveOnly(t *testing.T) {
 	}
 }
 
-// A subscription that drops events (buffer 1, a burst of 200) still
-// yields every event once, in order: skipped ones are read from the
-// journal, and a heartbeat catches up a dropped tail.
-func TestEvents_DroppedLiveEventsAreFilledFromTheJournal(t *testing.T) {
+// A slow stream (a feed buffer of 1, a burst of 200 events, heartbeats in
+// between) still yields every event once, in order: the events wait in
+// the journal, not in a buffer that overflows.
+func TestEvents_SlowStreamGetsEveryEventOnce(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	clock := quartz.NewMock(t)

@@ -9,38 +9,23 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Fleet is what the API serves: the read side, tool calls, resync and the
-// event journal of one supervisor. *actors.Supervisor provides all of it
-// through FleetOf; tests use httpapitest.Fleet.
+// Fleet is what the API serves: the read side, tool calls, resync, the
+// event feed and the health of one supervisor. *actors.Supervisor is one;
+// tests use httpapitest.Fleet.
 type Fleet interface {
 	Status() messages.Status
 	Tools() []messages.Tool
 	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
 	Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
-	EventsSince(seq uint64) (events []*messages.Envelope, truncated bool)
-	// Follow delivers every event published from now on; it must never
-	// block the publisher (drop and count instead).
-	Follow(buffer int) Feed
+	// Follow is actors.Supervisor.Follow: the events after since
+	// (actors.Live: from now on), then live ones, without gap or
+	// duplicate.
+	Follow(since uint64, buffer int) *actors.Feed
+	// Err is actors.Supervisor.Err: nil while the fleet is supervised;
+	// /healthz answers 503 with it otherwise.
+	Err() error
 }
 
-// Feed is a live event subscription.
-type Feed interface {
-	// Events is closed by Close.
-	Events() <-chan *messages.Envelope
-	// Dropped counts the events not delivered because the buffer was full.
-	Dropped() uint64
-	// Close ends the subscription; it is idempotent.
-	Close()
-}
-
-// FleetOf adapts a supervisor to Fleet: every method is the supervisor's
-// own, and Follow is Subscribe.
-func FleetOf(sup *actors.Supervisor) Fleet { return supervisorFleet{sup} }
-
-type supervisorFleet struct{ *actors.Supervisor }
-
-func (f supervisorFleet) Follow(buffer int) Feed { return subscriptionFeed{f.Subscribe(buffer)} }
-
-type subscriptionFeed struct{ *actors.Subscription }
-
-func (f subscriptionFeed) Events() <-chan *messages.Envelope { return f.C }
+// FleetOf returns sup as a Fleet (it is one); it stays for callers that
+// used it when the two differed.
+func FleetOf(sup *actors.Supervisor) Fleet { return sup }

@@ -12,20 +12,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 )
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 // testToken is the token of every test API that does not set its own;
 // send and openEvents bear it unless given an Authorization header.

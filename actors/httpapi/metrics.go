@@ -91,7 +91,8 @@ func (m *Metrics) ObserveCall(name string, outcome CallOutcome, took time.Durati
 
 // ObserveEvent counts an event and feeds the reconcile-duration histogram.
 // Server.Serve calls it for every event; an embedder serving Handler
-// itself may call it from its own subscription.
+// itself may call it from its own Supervisor.Follow feed (skipping the
+// feed's Seq 0 notices).
 func (m *Metrics) ObserveEvent(env *messages.Envelope) {
 	m.events.WithLabelValues(env.Event.EventType()).Inc()
 	for _, d := range m.converge.observe(env) {

@@ -25,7 +25,8 @@ const (
 	OutcomeTimeout       CallOutcome = "timeout"
 	OutcomeCanceled      CallOutcome = "canceled"
 	OutcomeClosed        CallOutcome = "closed"
-	OutcomeError         CallOutcome = "error" // anything else
+	OutcomeFailed        CallOutcome = "failed" // the supervisor failed
+	OutcomeError         CallOutcome = "error"  // anything else
 )
 
 // callErrors maps the supervisor's call errors, in the order they are
@@ -39,6 +40,7 @@ var callErrors = []struct {
 	{actors.ErrUnknownServer, OutcomeUnknownServer, http.StatusNotFound},
 	{actors.ErrUnknownTool, OutcomeUnknownTool, http.StatusNotFound},
 	{actors.ErrClosed, OutcomeClosed, http.StatusServiceUnavailable},
+	{actors.ErrFailed, OutcomeFailed, http.StatusServiceUnavailable},
 	{actors.ErrCanceled, OutcomeCanceled, http.StatusServiceUnavailable},
 	{actors.ErrNotReady, OutcomeNotReady, http.StatusServiceUnavailable},
 	{actors.ErrCallTimeout, OutcomeTimeout, http.StatusGatewayTimeout},

@@ -1,12 +1,14 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -124,5 +126,18 @@ func TestRoutes_UnknownPathAndWrongMethod(t *testing.T) {
 			t.Errorf("%s %s = %d Allow %q, want %d Allow %q", tc.method, tc.path, res.code, res.header.Get("Allow"), tc.code, tc.allow)
 		}
 		res.errorText(t)
+	}
+}
+
+// A fleet that is no longer supervised (failed or shutting down) is
+// unhealthy: 503 with the reason.
+func TestHealthz_FailedFleetIs503(t *testing.T) {
+	t.Parallel()
+	fleet := &httpapitest.Fleet{}
+	fleet.SetErr(fmt.Errorf("%w: the config actor failed: panic: boom", actors.ErrFailed))
+	ts, _ := api(t, httpapi.Options{Fleet: fleet})
+	res := request(t, ts, http.MethodGet, "/healthz", "")
+	if want := `{"error":"supervisor failed: the config actor failed: panic: boom","status":"failed"}` + "\n"; res.code != http.StatusServiceUnavailable || string(res.body) != want {
+		t.Fatalf("healthz = %d %s, want 503 %s", res.code, res.body, want)
 	}
 }

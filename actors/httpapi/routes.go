@@ -41,7 +41,13 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, msg)
 }
 
+// healthz answers 200 while the fleet is supervised, and 503 with the
+// reason once it is not (a core actor failed, or it is shutting down).
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	if err := s.fleet.Err(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "failed", "error": err.Error()})
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
@@ -106,8 +107,8 @@ func New(opts Options) (*Server, error) {
 
 // Handler is the whole API, authentication included. Mounted on its own
 // (without Serve), nothing feeds events to the metrics: call
-// Metrics().ObserveEvent from a subscription if the reconcile histogram
-// matters.
+// Metrics().ObserveEvent from a Supervisor.Follow feed if the reconcile
+// histogram matters.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Metrics is the server's metrics, to share its CallObserver.
@@ -154,15 +155,18 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // feedMetrics follows the fleet's events into the metrics until the
 // returned stop is called; stop waits for the goroutine.
 func (s *Server) feedMetrics() (stop func()) {
-	feed := s.fleet.Follow(1024)
+	feed := s.fleet.Follow(actors.Live, 1024)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for env := range feed.Events() {
-			s.metrics.ObserveEvent(env)
+		for env := range feed.C {
+			if env.Seq != 0 { // not a feed's notice
+				s.metrics.ObserveEvent(env)
+			}
 		}
 	})
 	return func() {
-		feed.Close()
+		feed.Finish() // every event published so far is observed
 		wg.Wait()
+		feed.Close()
 	}
 }

@@ -146,3 +146,47 @@ func TestSupervisor_ResyncAnswersOutcomeAndStatus(t *testing.T) {
 		t.Fatalf("outcomes = %+v, want bad failed with its error", got.Outcomes)
 	}
 }
+
+// A failed Supervisor is unhealthy: /healthz answers 503 with the reason,
+// status says it, calls fail with 503, and the event stream carries the
+// supervisor.failed event.
+func TestSupervisor_FailureIsUnhealthy(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	ts, sup := supervised(t, map[string]testkit.Server{}, actors.Options{Environ: func() []string { return nil }})
+	if res := request(t, ts, http.MethodGet, "/healthz", ""); res.code != http.StatusOK {
+		t.Fatalf("healthz before = %d %s", res.code, res.body)
+	}
+	_, r := openEvents(ctx, t, ts.URL+"/api/v1/events?since=0")
+	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, (*messages.DesiredState)(nil))
+	for failed := false; !failed; {
+		var data httpapi.StreamEvent
+		if err := json.Unmarshal([]byte(r.nextEvent().data), &data); err != nil {
+			t.Fatal(err)
+		}
+		env, err := httpapi.DecodeEvent(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := env.Event.(*messages.SupervisorFailed); ok {
+			if f.Actor != "reconciler" {
+				t.Fatalf("failed actor %q, want reconciler", f.Actor)
+			}
+			failed = true
+		}
+	}
+	<-sup.Done()
+
+	res := request(t, ts, http.MethodGet, "/healthz", "")
+	var body map[string]string
+	if err := json.Unmarshal(res.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if res.code != http.StatusServiceUnavailable || body["status"] != "failed" || !strings.Contains(body["error"], "the reconciler actor failed: panic: ") {
+		t.Fatalf("healthz after = %d %s, want 503 with the reason", res.code, res.body)
+	}
+	var st messages.Status
+	if res := request(t, ts, http.MethodGet, "/api/v1/status", ""); json.Unmarshal(res.body, &st) != nil || st.Failed != body["error"] {
+		t.Fatalf("status = %s, want failed: %q", res.body, body["error"])
+	}
+}

@@ -114,6 +114,8 @@ func NewEvent(eventType string) (messages.Event, bool) {
 		return &messages.ResyncCompleted{}, true
 	case (*messages.WatcherDegraded)(nil).EventType():
 		return &messages.WatcherDegraded{}, true
+	case (*messages.SupervisorFailed)(nil).EventType():
+		return &messages.SupervisorFailed{}, true
 	}
 	return nil, false
 }

@@ -1,13 +1,3 @@
-// Command mcpvisor keeps MCP client sessions in line with MCP config files.
-//
-// Usage:
-//
-//	mcpvisor run [--config FILE]...   supervise the servers in the config files, serve the HTTP API
-//	mcpvisor serve [--config FILE]... an MCP gateway: one server with every configured server's tools
-//	mcpvisor status|tools|call|resync|events   clients of a running daemon's HTTP API
-//	mcpvisor check [--json] FILE...   validate config files without starting anything
-//	mcpvisor example-server [flags]   a scriptable stdio MCP server for demos and tests
-//	mcpvisor version
 package main
 
 import (

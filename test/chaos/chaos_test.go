@@ -187,10 +187,7 @@ func (r *run) setup() {
 	if l, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		l.Close()
 	}
-	var err error
-	if r.fdBefore, err = openFDs(); err != nil {
-		t.Fatal(err)
-	}
+	r.fdBefore = testkit.OpenFDs(t)
 
 	r.dir = t.TempDir()
 	token := r.secrets.newSecret(r.rng, "the expanded ${"+varToken+"} value")
@@ -246,6 +243,7 @@ func (r *run) setup() {
 
 	r.logs = newObservedLogging()
 	r.sys = r.logs.actorSystem()
+	var err error
 	r.sup, err = actors.Start(actors.Options{
 		ConfigPaths: []string{r.files[0].path, r.files[1].path},
 		Logger:      r.logs.logger,
@@ -590,14 +588,11 @@ func (r *run) closeAndCheckLeaks() {
 			leak("process %d of the run alive after Close: %v", pid, err)
 		}
 	}
-	if kids := children(); len(kids) > 0 {
+	if kids := testkit.Children(t); len(kids) > 0 {
 		leak("child processes (zombies included) after Close: %v", kids)
 	}
 	r.http.close()
-	after, err := openFDs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := testkit.OpenFDs(t)
 	for fd, target := range after {
 		if was, ok := r.fdBefore[fd]; !ok || was != target {
 			leak("fd %s -> %s opened during the run and still open", fd, target)

@@ -8,30 +8,27 @@ import (
 )
 
 // follower keeps every event of a Supervisor for the whole run. Unlike
-// testkit.Recorder it drains the subscription on a goroutine of its own,
-// so a long run never fills the subscription's buffer while the test
-// goroutine is busy injecting faults; changed says that events arrived.
+// testkit.Recorder it drains the feed on a goroutine of its own, so a long
+// run never lets the journal drop what the test has not looked at while
+// the test goroutine is busy injecting faults; changed says that events
+// arrived.
 type follower struct {
-	sub     *actors.Subscription
+	feed    *actors.Feed
 	changed chan struct{} // one pending wake-up at most
 
 	mu   sync.Mutex
 	all  []*messages.Envelope
-	last uint64
+	lost uint64 // events the feed could not deliver
 	done chan struct{}
 }
 
-// follow subscribes to sup's events and replays the ones already
-// published, so that nothing since Start is missed. stop ends it.
+// follow follows sup's events from the first one, so that nothing since
+// Start is missed. stop ends it.
 func follow(sup *actors.Supervisor) *follower {
-	f := &follower{sub: sup.Subscribe(1 << 16), changed: make(chan struct{}, 1), done: make(chan struct{})}
-	past, _ := sup.EventsSince(0)
-	for _, env := range past {
-		f.add(env)
-	}
+	f := &follower{feed: sup.Follow(0, 1024), changed: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		for env := range f.sub.C {
+		for env := range f.feed.C {
 			f.add(env)
 		}
 	}()
@@ -40,8 +37,9 @@ func follow(sup *actors.Supervisor) *follower {
 
 func (f *follower) add(env *messages.Envelope) {
 	f.mu.Lock()
-	if env.Seq > f.last {
-		f.last = env.Seq
+	if tr, ok := env.Event.(*messages.FeedTruncated); ok {
+		f.lost += tr.Next - tr.Since - 1
+	} else {
 		f.all = append(f.all, env)
 	}
 	f.mu.Unlock()
@@ -58,10 +56,12 @@ func (f *follower) events() []*messages.Envelope {
 	return f.all[:len(f.all):len(f.all)]
 }
 
-// stop closes the subscription and waits for the draining goroutine.
-// It returns how many events the subscription dropped.
+// stop closes the feed and waits for the draining goroutine. It returns
+// how many events the feed could not deliver.
 func (f *follower) stop() uint64 {
-	f.sub.Close()
+	f.feed.Close()
 	<-f.done
-	return f.sub.Dropped()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lost
 }

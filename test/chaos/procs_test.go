@@ -2,10 +2,8 @@ package chaos_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,50 +53,6 @@ func processesWithMarker(marker string) []int {
 		}
 	}
 	return out
-}
-
-// children lists the processes whose parent is this process, zombies
-// included (a zombie is a child nobody reaped).
-func children() []int {
-	entries, _ := os.ReadDir("/proc")
-	self := os.Getpid()
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) > 1 {
-			if ppid, _ := strconv.Atoi(fields[1]); ppid == self {
-				out = append(out, pid)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// openFDs maps this process's open file descriptors to what they point at.
-func openFDs() (map[string]string, error) {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(entries))
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if errors.Is(err, os.ErrNotExist) {
-			continue // the directory's own fd, closed by now
-		}
-		out[e.Name()] = target
-	}
-	return out, nil
 }
 
 // grandchildren reads the pids the wrapped servers' shells appended.

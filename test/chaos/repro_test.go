@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -32,8 +33,7 @@ import (
 // and resyncs never complete. Found by TestChaos (an edit that breaks a
 // server, then kill -9 of its old session).
 func TestRepro_NewSessionFailsAfterOldSessionDied(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 20*time.Second)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	write := func(args string) {
 		data := fmt.Sprintf(`{"mcpServers": {"x": {"command": %q, "args": ["example-server"%s], "connectTimeout": "2s"}}}`, bin, args)
@@ -96,8 +96,7 @@ func TestRepro_NewSessionFailsAfterOldSessionDied(t *testing.T) {
 // core that keeps entries (zaptest/observer, any buffering core) later
 // reads other paths, and -race reports the write.
 func TestRepro_WatcherLogLineAliasesScratch(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 10*time.Second)
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "first.json"), filepath.Join(dir, "second.json")
 	core, logs := observer.New(zapcore.DebugLevel)
@@ -140,8 +139,7 @@ func TestRepro_WatcherLogLineAliasesScratch(t *testing.T) {
 // session was stopping), and no sessionStopped followed (fixed in
 // 45f4adc).
 func TestRepro_RemovedWhileConnectingEndsStopped(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 20*time.Second)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"x": testkit.Example(bin, "--init-hang")})
 	sup, err := actors.Start(actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, StopGrace: 200 * time.Millisecond})
@@ -173,8 +171,7 @@ func TestRepro_RemovedWhileConnectingEndsStopped(t *testing.T) {
 // WaitDelay after the SIGKILL: longer than the go-sdk's three waits of
 // StopGrace. Found by TestChaos (SIGSTOP, then the server removed).
 func TestRepro_StopReadsExitStatusDuringWait(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 20*time.Second)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	// The grandchild holds the server's stderr and outlives SIGTERM.
 	script := "(trap '' TERM; exec sleep 30) & exec " + bin + " example-server"

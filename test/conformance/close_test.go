@@ -39,8 +39,8 @@ func TestClose_LeavesNoProcessOrDescriptor(t *testing.T) {
 		"everything": everythingTools, "everything-http": everythingTools, "everything-sse": everythingTools,
 		"filesystem": filesystemTools, "memory": memoryTools, "thinking": thinkingTools,
 	}
-	ours := children(t) // the two HTTP servers
-	before := openFDs(t)
+	ours := testkit.Children(t) // the two HTTP servers
+	before := testkit.OpenFDs(t)
 
 	sup, rec, _ := startSupervisor(t, servers)
 	for name := range servers {
@@ -69,10 +69,10 @@ func TestClose_LeavesNoProcessOrDescriptor(t *testing.T) {
 			t.Errorf("server process %d alive after Close", pid)
 		}
 	}
-	if got := children(t); !slices.Equal(got, ours) {
+	if got := testkit.Children(t); !slices.Equal(got, ours) {
 		t.Errorf("children after Close = %v, want only the test's HTTP servers %v", got, ours)
 	}
-	after := openFDs(t)
+	after := testkit.OpenFDs(t)
 	for fd, target := range after {
 		if was, ok := before[fd]; !ok || was != target {
 			t.Errorf("fd %s -> %s%s opened since Start and still open after Close", fd, target, socketInfo(t, target))

@@ -2,7 +2,6 @@ package conformance_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -22,11 +22,7 @@ import (
 
 // testContext is the only deadline of a test. Node servers start in about
 // 250 ms each; 45 s leaves room for a loaded 2-core machine.
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 45*time.Second) }
 
 // retryFast retries a failed server after 10 ms, doubling to 100 ms. The
 // cap matters only for the HTTP servers, which stay unreachable for the
@@ -222,54 +218,4 @@ func callText(ctx context.Context, t *testing.T, sup *actors.Supervisor, name st
 		t.Fatalf("%s(%v) answered with an error: %s", name, args, b.String())
 	}
 	return b.String()
-}
-
-// openFDs maps this process's open file descriptors to what they point at.
-func openFDs(t *testing.T) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]string, len(entries))
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err != nil {
-			continue // the directory's own fd, closed by now
-		}
-		out[e.Name()] = target
-	}
-	return out
-}
-
-// children lists the processes whose parent is this process, zombies
-// included (a zombie is a child nobody reaped).
-func children(t *testing.T) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := os.Getpid()
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-		fields := strings.Fields(rest)
-		if len(fields) > 1 {
-			if ppid, _ := strconv.Atoi(fields[1]); ppid == self {
-				out = append(out, pid)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -15,14 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 90*time.Second) }
 
 // process is a running mcpvisor whose standard output is read line by
 // line as it comes; everything it printed is also kept.

@@ -12,15 +12,12 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 func startSupervisor(t *testing.T, opts actors.Options) *actors.Supervisor {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -69,6 +70,9 @@ func (r *trustRig) start(t *testing.T) (*actors.Supervisor, *testkit.Recorder) {
 		TrustFile:        r.store,
 		LookupEnv:        r.lookup,
 	})
+	// The watcher takes its first look in its Started, possibly after the
+	// first read was applied: an edit before that look is not a change.
+	actorstest.Barrier(testContext(t), t, sup.ActorSystem(), sup.PIDs().Watcher)
 	return sup, testkit.Record(t, sup)
 }
 

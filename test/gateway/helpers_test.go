@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -40,11 +40,7 @@ func qualified(servers ...string) []string {
 	return out
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 // example is a config entry running the example server under name.
 func example(name string) testkit.Server { return testkit.Example(bin, "--name", name) }

@@ -14,33 +14,24 @@ import (
 // It is used from the test goroutine only.
 type Recorder struct {
 	t    testing.TB
-	sub  *actors.Subscription
+	feed *actors.Feed
 	all  []*messages.Envelope
-	last uint64 // highest sequence number recorded
 }
 
-// Record subscribes to sup's events and replays the ones already
-// published from the journal, so nothing since Start is missed. It is
-// closed at test cleanup.
+// Record follows sup's events from the first one (Supervisor.Follow), so
+// nothing since Start is missed. It is closed at test cleanup.
 func Record(t testing.TB, sup *actors.Supervisor) *Recorder {
-	r := &Recorder{t: t, sub: sup.Subscribe(1 << 16)}
-	t.Cleanup(r.sub.Close)
-	past, truncated := sup.EventsSince(0)
-	if truncated {
-		t.Fatal("recorder: journal already dropped events")
-	}
-	for _, env := range past {
-		r.add(env)
-	}
+	r := &Recorder{t: t, feed: sup.Follow(0, 1024)}
+	t.Cleanup(r.feed.Close)
 	return r
 }
 
-// add records env unless the replay already did.
+// add records env; a gap (the journal dropped events the test never
+// read) fails the test.
 func (r *Recorder) add(env *messages.Envelope) {
-	if env.Seq <= r.last {
-		return
+	if tr, ok := env.Event.(*messages.FeedTruncated); ok {
+		r.t.Fatalf("recorder lost events %d..%d: %s", tr.Since+1, tr.Next-1, tr.Reason)
 	}
-	r.last = env.Seq
 	r.all = append(r.all, env)
 }
 
@@ -51,17 +42,14 @@ func (r *Recorder) WaitFor(ctx context.Context, from int, what string, match fun
 	for i := from; ; i++ {
 		for i >= len(r.all) {
 			select {
-			case env, ok := <-r.sub.C:
+			case env, ok := <-r.feed.C:
 				if !ok {
-					r.t.Fatalf("waiting for %s: subscription closed", what)
+					r.t.Fatalf("waiting for %s: the supervisor's feed ended", what)
 				}
 				r.add(env)
 			case <-ctx.Done():
 				r.t.Fatalf("waiting for %s: %v\nevents so far:\n%s", what, ctx.Err(), r.Dump())
 			}
-		}
-		if r.sub.Dropped() > 0 {
-			r.t.Fatalf("recorder dropped %d events", r.sub.Dropped())
 		}
 		if match(r.all[i].Event) {
 			return i, r.all[i].Event

@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
@@ -20,12 +21,7 @@ import (
 // correctness: assertions use the sentinel barrier, never elapsed time.
 const testDebounce = 10 * time.Millisecond
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // rig is one real watcher plus a sentinel: a configured file, in the test's
 // root directory, that only the test writes. Writing it is a barrier. The

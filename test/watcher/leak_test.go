@@ -1,7 +1,6 @@
 package watcher_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +8,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
@@ -17,8 +18,7 @@ import (
 // where they were. It is deliberately not parallel: it measures the whole
 // process, and runs while the parallel tests are parked in t.Parallel.
 func TestWatcher_HundredWatchersLeakNothing(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 60*time.Second)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	must(t, err)
 	// Every kind of watch: a shared directory, a missing parent (ancestor
@@ -59,26 +59,13 @@ func TestWatcher_HundredWatchersLeakNothing(t *testing.T) {
 	}
 
 	run(-1) // warm up: the runtime's poller opens its descriptors once
-	fdsBefore := openFDs(t)
+	fdsBefore := testkit.OpenFDs(t)
 	ignore := goleak.IgnoreCurrent()
 	for i := range 100 {
 		run(i)
 	}
 	goleak.VerifyNone(t, ignore)
-	if fdsAfter := openFDs(t); len(fdsAfter) != len(fdsBefore) {
+	if fdsAfter := testkit.OpenFDs(t); len(fdsAfter) != len(fdsBefore) {
 		t.Errorf("%d file descriptors open before, %d after: %v -> %v", len(fdsBefore), len(fdsAfter), fdsBefore, fdsAfter)
 	}
-}
-
-// openFDs lists the process's open descriptors (the listing's own included,
-// identically before and after).
-func openFDs(t *testing.T) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	must(t, err)
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
 }

@@ -1,19 +1,15 @@
-// Package httpapitest provides Fleet, a scriptable in-memory stand-in for a
-// supervisor behind the HTTP API, for the API's and the CLI's tests.
-//
-// Goroutines: none. Publish delivers to followers on the caller's
-// goroutine without blocking (a full buffer drops and counts, as the real
-// subscription does).
 package httpapitest
 
 import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -24,30 +20,63 @@ var Epoch = time.Date(2026, 3, 1, 10, 2, 11, 204_000_000, time.UTC)
 
 // Fleet implements httpapi.Fleet from fields a test sets. The zero value
 // is an empty fleet: no servers, no tools, no events; calls fail unless
-// CallFunc is set.
+// CallFunc is set. Its events live in a real actors.Journal, so the API
+// follows them exactly as it follows a supervisor's.
 type Fleet struct {
 	// CallFunc answers CallTool; nil answers every call with an error.
 	CallFunc func(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
 	// ResyncFunc answers Resync; nil answers an empty plan and outcome.
 	ResyncFunc func(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
-	// Keep bounds the journal like the real one's ring (0: keep all).
+	// Keep bounds the journal's events (0: the journal's default). Set it
+	// before the first Publish or Follow.
 	Keep int
 	// Buffer, when positive, overrides the buffer a follower asks for, so
-	// a test can make a subscription drop events.
+	// a test can make a slow follower.
 	Buffer int
-	// OnFollow, when set, runs at the end of every Follow (the feed is
-	// already subscribed), on the follower's goroutine: a test publishes
-	// from it to hit the window between subscribing and replaying.
+	// OnFollow, when set, runs at the end of every Follow (the feed has
+	// started), on the follower's goroutine.
 	OnFollow func()
+
+	once    sync.Once
+	journal *actors.Journal
+	stamp   atomic.Int64 // the time Now answers, as Unix nanoseconds
 
 	mu        sync.Mutex
 	status    messages.Status
 	tools     []messages.Tool
-	seq       uint64
-	journal   []*messages.Envelope
-	feeds     map[*feed]bool
+	err       error
 	following chan struct{} // gets a value per Follow, if anyone waits
-	unfollow  chan struct{} // gets a value per feed Close, if anyone waits
+	unfollow  chan struct{} // gets a value per feed end, if anyone waits
+	open      int           // feeds open, as last reported by the journal
+}
+
+func (f *Fleet) events() *actors.Journal {
+	f.once.Do(func() {
+		f.stamp.Store(Epoch.UnixNano())
+		f.journal = actors.NewJournal(actors.JournalOptions{
+			MaxEvents: f.Keep,
+			Now:       func() time.Time { return time.Unix(0, f.stamp.Load()).UTC() },
+			OnFollowers: func(n int) {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				if n < f.open {
+					signal(f.unfollow)
+				}
+				f.open = n
+			},
+		})
+	})
+	return f.journal
+}
+
+// signal sends on ch without blocking, if ch exists.
+func signal(ch chan struct{}) {
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // SetStatus sets what Status returns.
@@ -64,6 +93,13 @@ func (f *Fleet) SetTools(tools []messages.Tool) {
 	f.tools = tools
 }
 
+// SetErr sets what Err returns (a failed or closed supervisor).
+func (f *Fleet) SetErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
 // Status implements httpapi.Fleet.
 func (f *Fleet) Status() messages.Status {
 	f.mu.Lock()
@@ -76,6 +112,13 @@ func (f *Fleet) Tools() []messages.Tool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]messages.Tool{}, f.tools...)
+}
+
+// Err implements httpapi.Fleet.
+func (f *Fleet) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // CallTool implements httpapi.Fleet.
@@ -98,69 +141,39 @@ func (f *Fleet) Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanne
 	return planned, &messages.ResyncCompleted{ID: "resync-0", Outcomes: []messages.ServerOutcome{}}, nil
 }
 
-// Publish journals ev with the next sequence number and delivers it to
-// every follower.
+// Publish journals ev with the next sequence number, stamped Epoch plus
+// one millisecond per earlier event, and wakes every follower.
 func (f *Fleet) Publish(ev messages.Event) *messages.Envelope {
-	f.mu.Lock()
+	j := f.events()
+	f.mu.Lock() // one publisher at a time, so stamps follow numbers
 	defer f.mu.Unlock()
-	env := &messages.Envelope{Seq: f.seq + 1, Time: Epoch.Add(time.Duration(f.seq) * time.Millisecond), Event: ev}
-	f.seq++
-	f.journal = append(f.journal, env)
-	if f.Keep > 0 && len(f.journal) > f.Keep {
-		f.journal = f.journal[len(f.journal)-f.Keep:]
-	}
-	for fd := range f.feeds {
-		fd.deliver(env)
-	}
-	return env
+	f.stamp.Store(Epoch.Add(time.Duration(j.Newest()) * time.Millisecond).UnixNano())
+	return j.Publish(ev)
 }
 
-// EventsSince implements httpapi.Fleet like the real journal.
+// EventsSince returns the kept events after seq, like the real journal.
 func (f *Fleet) EventsSince(seq uint64) ([]*messages.Envelope, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := []*messages.Envelope{}
-	truncated := len(f.journal) > 0 && f.journal[0].Seq > seq+1
-	for _, env := range f.journal {
-		if env.Seq > seq {
-			out = append(out, env)
-		}
-	}
-	return out, truncated
+	return f.events().Since(seq)
 }
 
 // Follow implements httpapi.Fleet.
-func (f *Fleet) Follow(buffer int) httpapi.Feed {
-	fd := f.follow(buffer)
+func (f *Fleet) Follow(since uint64, buffer int) *actors.Feed {
+	if f.Buffer > 0 {
+		buffer = f.Buffer
+	}
+	fd := f.events().Follow(since, buffer)
+	f.mu.Lock()
+	signal(f.following)
+	f.mu.Unlock()
 	if f.OnFollow != nil {
 		f.OnFollow()
 	}
 	return fd
 }
 
-func (f *Fleet) follow(buffer int) *feed {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.Buffer > 0 {
-		buffer = f.Buffer
-	}
-	fd := &feed{f: f, ch: make(chan *messages.Envelope, max(buffer, 1))}
-	if f.feeds == nil {
-		f.feeds = map[*feed]bool{}
-	}
-	f.feeds[fd] = true
-	if f.following != nil {
-		select {
-		case f.following <- struct{}{}:
-		default:
-		}
-	}
-	return fd
-}
-
 // Followers returns a channel that receives a value each time Follow is
 // called from now on (buffered; extra calls beyond the buffer are not
-// reported). A test waits on it to know a stream has subscribed.
+// reported). A test waits on it to know a stream follows.
 func (f *Fleet) Followers() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -171,7 +184,7 @@ func (f *Fleet) Followers() <-chan struct{} {
 }
 
 // Unfollowers returns a channel that receives a value each time a feed
-// is closed from now on (buffered like Followers).
+// ends from now on (buffered like Followers).
 func (f *Fleet) Unfollowers() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -182,47 +195,6 @@ func (f *Fleet) Unfollowers() <-chan struct{} {
 }
 
 // Following is the number of open feeds.
-func (f *Fleet) Following() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.feeds)
-}
+func (f *Fleet) Following() int { return f.events().Followers() }
 
-type feed struct {
-	f       *Fleet
-	ch      chan *messages.Envelope
-	dropped uint64 // guarded by f.mu
-	closed  bool   // guarded by f.mu
-}
-
-func (fd *feed) deliver(env *messages.Envelope) {
-	select {
-	case fd.ch <- env:
-	default:
-		fd.dropped++
-	}
-}
-
-func (fd *feed) Events() <-chan *messages.Envelope { return fd.ch }
-
-func (fd *feed) Dropped() uint64 {
-	fd.f.mu.Lock()
-	defer fd.f.mu.Unlock()
-	return fd.dropped
-}
-
-func (fd *feed) Close() {
-	fd.f.mu.Lock()
-	defer fd.f.mu.Unlock()
-	if !fd.closed {
-		fd.closed = true
-		delete(fd.f.feeds, fd)
-		close(fd.ch)
-		if fd.f.unfollow != nil {
-			select {
-			case fd.f.unfollow <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
+var _ httpapi.Fleet = (*Fleet)(nil)

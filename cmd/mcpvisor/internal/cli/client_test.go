@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
@@ -25,11 +26,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 // result is one CLI run.
 type result struct {

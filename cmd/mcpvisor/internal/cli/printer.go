@@ -53,6 +53,10 @@ func (p *printer) print(env *messages.Envelope) {
 		fmt.Fprintln(p.w)
 	case *messages.WatcherDegraded:
 		fmt.Fprintf(p.w, "%s  watcher     degraded: %s\n", ts, ev.Reason)
+	case *messages.SupervisorFailed:
+		fmt.Fprintf(p.w, "%s  supervisor  FAILED: the %s actor failed: %s\n", ts, ev.Actor, ev.Reason)
+	case *messages.FeedTruncated:
+		fmt.Fprintf(p.w, "%s  events      %d..%d not shown: %s\n", ts, ev.Since+1, ev.Next-1, ev.Reason)
 	}
 }
 

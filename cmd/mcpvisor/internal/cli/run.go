@@ -86,12 +86,13 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
 		return ExitFailed
 	}
-	sub := sup.Subscribe(1024)
+	// From the first event: the printer shows everything since Start.
+	feed := sup.Follow(0, 1024)
 	fmt.Fprintf(io.Stdout, "mcpvisor: supervising %s (Ctrl-C to stop)\n", strings.Join(f.configs, ", "))
 	if listener != nil {
 		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s (bearer token in %s)\n", listener.Addr(), token.from)
 	}
-	printed := printEvents(sup, sub, io)
+	printed := printEvents(feed, io)
 
 	// The API is shut down before the supervisor: its event streams end
 	// and its in-flight calls are cancelled first.
@@ -117,10 +118,20 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 		}
 	case apiErr = <-served: // Serve returns early only on failure
 		fmt.Fprintln(io.Stdout, "mcpvisor: the HTTP API failed; stopping every server")
+	case <-sup.Done(): // a core actor failed: the servers are stopping
+		stopAPI()
+		if listener != nil {
+			apiErr = <-served
+		}
 	}
+	failed := sup.Err() // nil unless a core actor failed
 	closeErr := sup.Close()
-	sub.Close()
-	<-printed
+	<-printed // the feed ends after the supervisor's last event
+	feed.Close()
+	if failed != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", failed)
+		return ExitFailed
+	}
 	if err := errors.Join(apiErr, closeErr); err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
 		return ExitFailed
@@ -149,25 +160,16 @@ func listenAPI(addr, token string, io IO) (net.Listener, int) {
 	return l, ExitOK
 }
 
-// printEvents prints, on a goroutine, the events the journal already holds
-// and then those sub delivers, skipping any printed already: subscribing
-// before reading the journal means no event is missed or printed twice.
-// The goroutine ends, closing the returned channel, once sub is closed.
-func printEvents(sup *actors.Supervisor, sub *actors.Subscription, io IO) <-chan struct{} {
+// printEvents prints, on a goroutine, every event feed delivers. The
+// goroutine ends, closing the returned channel, when the feed does (the
+// supervisor closed and its last events were printed).
+func printEvents(feed *actors.Feed, io IO) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		p := newPrinter(io.Stdout)
-		var last uint64
-		kept, _ := sup.EventsSince(0)
-		for _, env := range kept {
+		for env := range feed.C {
 			p.print(env)
-			last = env.Seq
-		}
-		for env := range sub.C {
-			if env.Seq > last {
-				p.print(env)
-			}
 		}
 	}()
 	return done

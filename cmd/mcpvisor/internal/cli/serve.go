@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"go.uber.org/zap"
-
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
@@ -152,15 +150,30 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 		return ExitFailed
 	}
-	// Subscribe before the gateway loads the fleet's tools: every change
-	// after the load is in the subscription.
-	sub := sup.Subscribe(4096)
+	// Follow before the gateway loads the fleet's tools: every change
+	// after the load is in the feed.
+	feed := sup.Follow(actors.Live, 4096)
 	gw := gateway.New(sup, log.Named("gateway"))
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		gw.Run(follow, sub.C)
+		gw.Run(follow, feed.C)
+	}()
+	// A failed supervisor ends the serving as a signal would.
+	ctx, stopServing := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		select {
+		case <-sup.Done():
+			stopServing()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		stopServing()
+		<-watching
 	}()
 
 	configs := strings.Join(f.configs, ", ")
@@ -184,7 +197,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		serveErr = gw.ServeStdio(ctx, io.Stdin, io.Stdout)
 	}
 
+	failed := sup.Err() // nil unless a core actor failed
 	switch {
+	case failed != nil:
+		serveErr = nil // the failure is the one line to say
 	case ctx.Err() != nil:
 		fmt.Fprintln(io.Stderr, "mcpvisor serve: signal received; stopping every server")
 	case serveErr == nil:
@@ -193,13 +209,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// Clients are gone: stop following, then stop every server.
 	stopFollowing()
 	<-followed
-	sub.Close()
-	if n := sub.Dropped(); n > 0 {
-		log.Warn("gateway fell behind the fleet's events", zap.Uint64("dropped", n))
-	}
+	feed.Close()
 	closeErr := sup.Close()
 	code := ExitOK
-	for _, err := range []error{serveErr, closeErr} {
+	for _, err := range []error{failed, serveErr, closeErr} {
 		if err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
 			code = ExitFailed

@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 func TestServeFlags(t *testing.T) {
@@ -81,8 +83,7 @@ func TestServe_NonLoopbackListenRefused(t *testing.T) {
 // carries nothing but MCP, even with debug logs on.
 func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stderr := &serveLog{}
@@ -119,8 +120,7 @@ func TestServe_StdioEndsWhenClientCloses(t *testing.T) {
 // even with a client connected.
 func TestServe_HTTPStopsOnSignal(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := actorstest.ContextTimeout(t, 30*time.Second)
 	sig, interrupt := context.WithCancel(ctx)
 	state := t.TempDir()
 	stderr := &serveLog{}
