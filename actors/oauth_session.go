@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
@@ -54,4 +55,17 @@ func (s *sessionActor) authFailure(m *messages.ServerFailed) *messages.ServerFai
 		m.NeedsAuth, m.Error, m.StderrTail = true, s.redactor.Redact(na.Error()), nil
 	}
 	return m
+}
+
+// authNeeded tells the session actor that a call was refused for want of
+// authorization that only a login can give (a scope step-up).
+type authNeeded struct{}
+
+// authNeeded parks the server in needs-auth, as listFailed fails it: the
+// lifeline then closes the connection.
+func (s *sessionActor) authNeeded(c actor.Context) {
+	if s.cs == nil || s.failed {
+		return
+	}
+	s.listFailed(c, s.oauth.NeedsAuth())
 }

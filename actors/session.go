@@ -159,6 +159,8 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.probe(c, m)
 	case *probeResult:
 		s.probed(c, m)
+	case *authNeeded:
+		s.authNeeded(c)
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
@@ -457,7 +459,7 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 
 // call dispatches one tool call to a goroutine: the mailbox is never a
 // serialisation point for calls.
-func (s *sessionActor) call(_ actor.Context, m *callTool) {
+func (s *sessionActor) call(c actor.Context, m *callTool) {
 	cs := s.cs
 	if cs == nil {
 		m.reply <- callResult{err: ErrNotReady}
@@ -471,6 +473,7 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		timeout = s.env.opts.CallTimeout
 	}
 	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -495,6 +498,9 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 		default:
 			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+			if authz != nil && authz.NeedsAuth() != nil {
+				root.Send(self, &authNeeded{}) // a step-up only a login can give
+			}
 		}
 		m.reply <- callResult{res: res, err: err}
 	}()
