@@ -43,6 +43,24 @@ func authCommand(ctx context.Context, args []string, io IO) int {
 	return ExitUsage
 }
 
+// parseName parses flags before and after one server name.
+func (f *clientFlags) parseName(args []string) (string, int) {
+	if code := f.parse(args); code >= 0 {
+		return "", code
+	}
+	if f.fs.NArg() == 0 {
+		return "", f.usageError(f.fs.Output(), "name one server")
+	}
+	name := f.fs.Arg(0)
+	if code := f.parse(f.fs.Args()[1:]); code >= 0 {
+		return "", code
+	}
+	if f.fs.NArg() != 0 {
+		return "", f.usageError(f.fs.Output(), "name one server (got %q)", append([]string{name}, f.fs.Args()...))
+	}
+	return name, -1
+}
+
 // tokenStore is the store the daemon reads, as the environment places it.
 func tokenStore(io IO) (oauth.Store, error) {
 	dir, err := oauth.DefaultDir(func(k string) string { v, _ := lookupEnv(io, k); return v })
@@ -55,13 +73,10 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 	f.fs.Var(&cf.configs, "config", "config file declaring NAME (repeatable; default as `run` finds them)")
 	f.fs.StringVar(&cf.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
 	noResync := f.fs.Bool("no-resync", false, "only store the token; do not ask a running daemon to connect the server")
-	if code := f.parse(args); code >= 0 {
+	name, code := f.parseName(args)
+	if code >= 0 {
 		return code
 	}
-	if f.fs.NArg() != 1 {
-		return f.usageError(io.Stderr, "name one server")
-	}
-	name := f.fs.Arg(0)
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	cf.defaults(lookup)
 	wd, home := workdirOr(cf.workdir), homeDir(lookup)
@@ -171,13 +186,10 @@ func authStatus(args []string, io IO) int {
 
 func authLogout(ctx context.Context, args []string, io IO) int {
 	f := newClientFlags("auth logout", "NAME", io)
-	if code := f.parse(args); code >= 0 {
+	name, code := f.parseName(args)
+	if code >= 0 {
 		return code
 	}
-	if f.fs.NArg() != 1 {
-		return f.usageError(io.Stderr, "name one server")
-	}
-	name := f.fs.Arg(0)
 	store, err := tokenStore(io)
 	if err != nil {
 		return f.fail(io.Stderr, err)
