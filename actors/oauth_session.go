@@ -17,7 +17,7 @@ import (
 // The stored token's values join the session's redactor.
 func (s *sessionActor) attachOAuth(cn *conn) {
 	st, ok := cn.transport.(*mcp.StreamableClientTransport)
-	if !ok || s.env.opts.OAuthDir == "-" || s.env.opts.OAuthDir == "" || hasAuthorization(s.spec.Headers) {
+	if !ok || !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) {
 		return
 	}
 	client := &http.Client{}

@@ -216,3 +216,29 @@ func TestOAuth_AuthorizationHeaderDisablesOAuth(t *testing.T) {
 		t.Errorf("the stored token was sent despite the header: %v", seen)
 	}
 }
+
+// A login by another process (`mcpvisor auth login` with --config, for
+// `serve` users) connects the server at once: the daemon watches the
+// token store's login marker and resyncs.
+func TestOAuth_ALoginElsewhereConnectsTheServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	as := newAuthServer(t)
+	dir := filepath.Join(t.TempDir(), "state", "mcpvisor", "oauth") // not there yet, as before a first login
+	url := as.protect("/mcp")
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeConfig(t, path, map[string]any{"remote": map[string]any{"url": url}})
+	sup, err := actors.Start(actors.Options{ConfigPaths: []string{path}, OAuthDir: dir, ProbeInterval: -1, Debounce: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := testkit.Record(t, sup)
+	t.Cleanup(func() { _ = sup.Close() })
+	rec.WaitState(ctx, 0, "remote", messages.StateNeedsAuth)
+	mark := rec.Len()
+	plantRecord(t, dir, as, "remote", url, "planted-access-0-zq", "planted-refresh-0-zq", time.Now().Add(time.Hour))
+	if err := (oauth.Store{Dir: dir}).MarkLogin("remote"); err != nil {
+		t.Fatal(err)
+	}
+	rec.WaitState(ctx, mark, "remote", messages.StateReady)
+}

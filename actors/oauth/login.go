@@ -134,6 +134,9 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 	if err := o.Store.Save(rec); err != nil {
 		return nil, err
 	}
+	if err := o.Store.MarkLogin(rec.Server); err != nil {
+		return nil, err
+	}
 	return rec, nil
 }
 

@@ -171,6 +171,19 @@ func (s Store) Save(r *Record) error {
 	return nil
 }
 
+// LoginMarker is the file a login touches after storing a token; the
+// daemon watches it and then resyncs, which connects servers waiting in
+// needs-auth.
+func (s Store) LoginMarker() string { return filepath.Join(s.Dir, "last-login") }
+
+// MarkLogin touches the login marker.
+func (s Store) MarkLogin(server string) error {
+	if err := os.WriteFile(s.LoginMarker(), []byte(server+"\n"), 0o600); err != nil {
+		return fmt.Errorf("token store: %w", err)
+	}
+	return nil
+}
+
 // Delete forgets the record of a server and resource; deleting nothing is
 // not an error.
 func (s Store) Delete(server, resource string) error {
