@@ -1,9 +1,11 @@
 package actors_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -114,6 +116,11 @@ func (a *authServer) tokensSeen(path string) []string {
 // protect serves an MCP server with an echo tool at path, accepting only
 // this authorization server's tokens, and returns its URL.
 func (a *authServer) protect(path string) string {
+	return a.protectWith(path, func(h http.Handler) http.Handler { return h })
+}
+
+// protectWith is protect with wrap around the MCP handler.
+func (a *authServer) protectWith(path string, wrap func(http.Handler) http.Handler) string {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	a.t.Cleanup(srv.Close)
@@ -130,7 +137,7 @@ func (a *authServer) protect(path string) string {
 	mcpSrv.AddTool(tool("echo", "echoes"), echoHandler)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	prm := srv.URL + "/.well-known/oauth-protected-resource" + path
-	mux.Handle(path, auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prm})(h))
+	mux.Handle(path, wrap(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prm})(h)))
 	mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource: srv.URL + path, AuthorizationServers: []string{a.srv.URL},
 	}))
@@ -151,4 +158,21 @@ func containsAny(text string, secrets ...string) string {
 		}
 	}
 	return ""
+}
+
+// protectStepUp is protect, except that every tools/call answers 403
+// insufficient_scope for scope "write": a step-up only a login can give.
+func (a *authServer) protectStepUp(path string) string {
+	return a.protectWith(path, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"tools/call"`)) {
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="write"`)
+				http.Error(w, "insufficient scope", http.StatusForbidden)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+		})
+	})
 }

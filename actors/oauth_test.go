@@ -242,3 +242,34 @@ func TestOAuth_ALoginElsewhereConnectsTheServer(t *testing.T) {
 	}
 	rec.WaitState(ctx, mark, "remote", messages.StateReady)
 }
+
+// A call refused for a larger scope fails at once with a clear error, the
+// server goes to needs-auth naming the scope, and the scope is kept for
+// the next login; nothing retries it.
+func TestOAuth_ScopeStepUpIsNeedsAuthNamingTheScope(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	as := newAuthServer(t)
+	clock := quartz.NewMock(t)
+	dir := t.TempDir()
+	url := as.protectStepUp("/mcp")
+	plantRecord(t, dir, as, "remote", url, "planted-access-0-zq", "planted-refresh-0-zq", clock.Now().Add(time.Hour))
+	sup, rec := startOAuth(t, clock, dir, map[string]any{"remote": map[string]any{"url": url}})
+	rec.WaitState(ctx, 0, "remote", messages.StateReady)
+	mark := rec.Len()
+	_, err := sup.CallTool(ctx, "remote__echo", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), `asks for scope "write"`) {
+		t.Fatalf("call: %v, want a clear step-up error", err)
+	}
+	_, ev := rec.WaitState(ctx, mark, "remote", messages.StateNeedsAuth)
+	if !strings.Contains(ev.Error, `scope "write"`) || !strings.Contains(ev.Error, "mcpvisor auth login remote") {
+		t.Errorf("needs-auth error %q does not name the scope and the command", ev.Error)
+	}
+	stored, err := oauth.Store{Dir: dir}.Load("remote", url)
+	if err != nil || !slices.Contains(stored.WantScopes, "write") {
+		t.Errorf("stored %v, %v: the scope is not kept for the next login", stored.Summary(), err)
+	}
+	if st := statusOf(sup, "remote"); !st.NextRetry.IsZero() {
+		t.Errorf("a retry is armed: %+v", st)
+	}
+}
