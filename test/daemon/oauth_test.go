@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,11 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	seen["status before"] = before.stdout
 	if !strings.Contains(before.stdout, "mcpvisor auth login linear") {
 		t.Fatalf("status does not say what to run:\n%s", before.stdout)
+	}
+	authBefore := run(ctx, t, env, "auth", "status").ok(t)
+	seen["auth status before"] = authBefore.stdout + authBefore.stderr
+	if !regexp.MustCompile(`(?m)^linear\s+needs-auth\s`).MatchString(authBefore.stdout) {
+		t.Errorf("auth status does not show linear needing a login:\n%s", authBefore.stdout)
 	}
 	login := run(ctx, t, env, "auth", "login", "linear", "--config", cfg).ok(t)
 	seen["auth login"] = login.stdout + login.stderr

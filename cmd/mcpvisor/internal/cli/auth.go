@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,7 +20,7 @@ import (
 
 const authUsage = `Usage:
   mcpvisor auth login NAME [--config FILE]...   log in to a remote server (OAuth), then ask the daemon to connect it
-  mcpvisor auth status [--json]                 the stored tokens: server, resource, scopes, expiry (no token text)
+  mcpvisor auth status [--json]                 remote servers: state (from a running daemon), resource, scopes, expiry (no token text)
   mcpvisor auth logout NAME                     forget (and revoke, where supported) a server's tokens
 `
 
@@ -32,7 +34,7 @@ func authCommand(ctx context.Context, args []string, io IO) int {
 	case "login":
 		return authLogin(ctx, args[1:], io)
 	case "status":
-		return authStatus(args[1:], io)
+		return authStatus(ctx, args[1:], io)
 	case "logout":
 		return authLogout(ctx, args[1:], io)
 	case "-h", "--help", "help":
@@ -147,11 +149,12 @@ func openBrowser(lookup func(string) (string, bool), url string) {
 	_ = exec.Command(argv[0], append(argv[1:], url)...).Run()
 }
 
-func authStatus(args []string, io IO) int {
+func authStatus(ctx context.Context, args []string, io IO) int {
 	f := newClientFlags("auth status", "[--json]", io)
 	if code := f.parse(args); code >= 0 {
 		return code
 	}
+	states := daemonStates(ctx, f, io)
 	store, err := tokenStore(io)
 	if err != nil {
 		return f.fail(io.Stderr, err)
@@ -162,16 +165,23 @@ func authStatus(args []string, io IO) int {
 		sums = append(sums, r.Summary())
 	}
 	if f.asJSON {
-		_ = json.NewEncoder(io.Stdout).Encode(map[string]any{"tokens": sums})
+		_ = json.NewEncoder(io.Stdout).Encode(map[string]any{"tokens": sums, "states": states})
 	} else {
 		tw := tabwriter.NewWriter(io.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVER\tRESOURCE\tSCOPES\tEXPIRES\tREFRESH")
+		fmt.Fprintln(tw, "SERVER\tSTATE\tRESOURCE\tSCOPES\tEXPIRES\tREFRESH")
+		stored := map[string]bool{}
 		for _, s := range sums {
+			stored[s.Server] = true
 			exp := "-"
 			if !s.Expiry.IsZero() {
 				exp = s.Expiry.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", s.Server, s.Resource, strings.Join(s.Scopes, " "), exp, s.Refreshable)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", s.Server, stateOr(states, s.Server), s.Resource, strings.Join(s.Scopes, " "), exp, s.Refreshable)
+		}
+		for _, name := range slices.Sorted(maps.Keys(states)) {
+			if states[name] == messages.StateNeedsAuth && !stored[name] {
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\n", name, states[name])
+			}
 		}
 		_ = tw.Flush()
 	}
@@ -182,6 +192,35 @@ func authStatus(args []string, io IO) int {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// daemonStates are the remote servers' states, when a daemon answers.
+func daemonStates(ctx context.Context, f *clientFlags, io IO) map[string]messages.State {
+	states := map[string]messages.State{}
+	c, err := f.client(io)
+	if err != nil {
+		return states
+	}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var st messages.Status
+	if _, err := c.do(ctx, "GET", "/api/v1/status", nil, &st); err != nil {
+		return states
+	}
+	for _, s := range st.Servers {
+		if s.Transport == messages.TransportHTTP || s.Transport == messages.TransportSSE {
+			states[s.Name] = s.State
+		}
+	}
+	return states
+}
+
+func stateOr(states map[string]messages.State, name string) string {
+	if st, ok := states[name]; ok {
+		return string(st)
+	}
+	return "-"
 }
 
 func authLogout(ctx context.Context, args []string, io IO) int {
