@@ -25,10 +25,11 @@ import (
 // servers it protects. Every token it issues has a recognisable prefix,
 // so that the scan below finds any that leaks.
 type oauthRig struct {
-	as   *httptest.Server
-	mu   sync.Mutex
-	n    int
-	good map[string]bool
+	as      *httptest.Server
+	mu      sync.Mutex
+	n       int
+	good    map[string]bool
+	revoked []string
 }
 
 const tokenPrefix = "PLANTED-OAUTH-TOKEN-"
@@ -39,7 +40,15 @@ func newOAuthRig(t *testing.T) *oauthRig {
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 200, map[string]any{"issuer": r.as.URL, "authorization_endpoint": r.as.URL + "/authorize",
 			"token_endpoint": r.as.URL + "/token", "registration_endpoint": r.as.URL + "/register",
+			"revocation_endpoint":      r.as.URL + "/revoke",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}})
+	})
+	mux.HandleFunc("/revoke", func(w http.ResponseWriter, req *http.Request) {
+		_ = req.ParseForm()
+		r.mu.Lock()
+		r.revoked = append(r.revoked, req.PostForm.Get("token"))
+		delete(r.good, req.PostForm.Get("token"))
+		r.mu.Unlock()
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, req *http.Request) {
 		var m map[string]any
@@ -198,6 +207,12 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	logout := run(ctx, t, env, "auth", "logout", "linear").ok(t)
 	if !strings.Contains(logout.stdout, "forgot 1 token") {
 		t.Errorf("logout: %s", logout.stdout)
+	}
+	rig.mu.Lock()
+	revoked := len(rig.revoked)
+	rig.mu.Unlock()
+	if revoked != 2 { // the refresh token, then the access token
+		t.Errorf("logout revoked %d tokens, want 2", revoked)
 	}
 	if code := d.interrupt(ctx); code != 0 {
 		t.Fatalf("run exit %d\nstderr:\n%s", code, d.stderr.String())
