@@ -26,7 +26,7 @@ func (s *sessionActor) attachOAuth(cn *conn) {
 	}
 	s.oauth = oauth.NewHandler(oauth.Config{
 		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
-		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client,
+		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
 	})
 	st.OAuthHandler = s.oauth
 	if secrets := s.oauth.Secrets(); len(secrets) > 0 {

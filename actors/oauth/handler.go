@@ -33,7 +33,14 @@ type Config struct {
 	Clock quartz.Clock
 	// Client makes the requests to the authorization server.
 	Client *http.Client
+	// Context bounds the refreshes made outside a request (the session's
+	// life); nil means none.
+	Context context.Context
 }
+
+// RefreshTimeout bounds one refresh or client-credentials request made
+// for the transport (which gives Token no context), on the clock.
+const RefreshTimeout = 30 * time.Second
 
 // Handler is a session's auth.OAuthHandler. It never runs a browser: with
 // the authorization-code grant it uses (and refreshes) the token `mcpvisor
@@ -116,7 +123,16 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 		return nil, nil
 	}
 	if !h.rec.Expiry.IsZero() && !h.cfg.Clock.Now().Add(RefreshSkew).Before(h.rec.Expiry) {
-		if err := h.renew(context.Background()); err != nil {
+		parent := h.cfg.Context
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, cancel := context.WithCancel(parent)
+		bound := h.cfg.Clock.AfterFunc(RefreshTimeout, cancel, "oauth", "refresh")
+		err := h.renew(ctx)
+		bound.Stop()
+		cancel()
+		if err != nil {
 			h.failure = err.Error()
 			h.rec.AccessToken = "" // expired or about to: never sent again
 			return nil, nil
