@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite conformance-client
+.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite conformance-client conformance-auth
 
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
@@ -84,6 +84,11 @@ conformance-suite:
 # docs/reliability.md). .ci/run runs it.
 conformance-client:
 	bash test/mcpclient/run.sh
+
+# The suite's client auth/* scenarios with mcpvisor as the client
+# (test/mcpclient/auth/run.sh; expected failures listed beside it). In CI.
+conformance-auth:
+	bash test/mcpclient/auth/run.sh
 
 ci:
 	bash .ci/run

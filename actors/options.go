@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/watcher"
@@ -53,6 +54,10 @@ type Options struct {
 	// would be (errors, stderr tails, events, logs): the HTTP API's or the
 	// gateway's token, which is in no server's environment.
 	Secrets []string
+	// OAuthDir is the token store of remote servers' OAuth tokens (see
+	// actors/oauth); default: $XDG_STATE_HOME/mcpvisor/oauth, or
+	// ~/.local/state/mcpvisor/oauth. "-" turns OAuth off.
+	OAuthDir string
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -137,6 +142,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.OAuthDir == "" {
+		o.OAuthDir, _ = oauth.DefaultDir(os.Getenv)
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}

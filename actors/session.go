@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -35,6 +36,9 @@ type sessionActor struct {
 	log  *zap.Logger
 	// redactor knows this server's secrets.
 	redactor *reconciler.Redactor
+	// oauth authorizes a remote session's requests; nil for stdio servers
+	// and for servers with an Authorization header of their own.
+	oauth *oauth.Handler
 
 	ctx    context.Context // cancelled when the session must stop
 	cancel context.CancelFunc
@@ -191,6 +195,8 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.updateRoots(m)
 	case *refreshRoots:
 		s.pushRoots()
+	case *authNeeded:
+		s.authNeeded(c)
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
@@ -213,6 +219,7 @@ func (s *sessionActor) start(c actor.Context) {
 	if cn.stderr != nil {
 		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
+	s.attachOAuth(cn)
 	s.conn = cn
 	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
@@ -394,13 +401,13 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 		s.finish(c)
 		return
 	}
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(m.err.Error()),
 		ExitCode:   m.exitCode,
 		StderrTail: redactLines(s.redactor, m.tail),
-	})
+	}))
 	// The connection is gone; stay alive until the reconciler stops us, so
 	// that stale calls get a clear answer rather than a dead letter.
 }
@@ -443,19 +450,19 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
 	s.cs = nil
 	s.failed = true
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(err.Error()),
 		ExitCode:   -1,
 		StderrTail: redactLines(s.redactor, s.stderr()),
-	})
+	}))
 	s.cancel()
 }
 
 // call dispatches one tool call to a goroutine: the mailbox is never a
 // serialisation point for calls.
-func (s *sessionActor) call(_ actor.Context, m *callTool) {
+func (s *sessionActor) call(c actor.Context, m *callTool) {
 	cs := s.cs
 	if cs == nil {
 		m.reply <- callResult{err: ErrNotReady}
@@ -469,6 +476,7 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		timeout = s.env.opts.CallTimeout
 	}
 	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
+	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -502,6 +510,9 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 		default:
 			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+			if authz != nil && authz.NeedsAuth() != nil {
+				root.Send(self, &authNeeded{}) // a step-up only a login can give
+			}
 		}
 		m.reply <- callResult{res: res, err: err}
 	}()

@@ -39,6 +39,12 @@ const (
 // expanded for it, and it shadows no trusted entry.
 const StateUntrusted State = "untrusted"
 
+// StateNeedsAuth marks a remote server that asks for OAuth authorization
+// mcpvisor has no usable token for: it waits, without backoff, for
+// `mcpvisor auth login NAME` (and the resync that follows it) or a config
+// change.
+const StateNeedsAuth State = "needs-auth"
+
 // ConfigLoaded is published after every read of the config files.
 type ConfigLoaded struct {
 	Generation  uint64       `json:"generation"`

@@ -28,6 +28,7 @@ const (
 	fieldInheritEnv     = "inheritEnv"
 	fieldResetOnProg    = "resetTimeoutOnProgress"
 	fieldRoots          = "roots"
+	fieldOAuth          = "oauth"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -152,6 +153,13 @@ var serverFields = []serverField{
 		key: fieldRoots, spec: "Roots", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Roots = e.roots(v) },
 		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Roots, b.Roots) },
+	},
+	{
+		key: fieldOAuth, spec: "OAuth", reads: forRemote, effect: EffectRestart,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.OAuth = e.oauth(v) },
+		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendOAuth(b, s.OAuth) },
+		equal:   func(a, b *messages.ServerSpec) bool { return sameOAuth(a.OAuth, b.OAuth) },
+		secrets: oauthSecrets,
 	},
 
 	// Fields no entry sets: they are derived from where and how the entry
