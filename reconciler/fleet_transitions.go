@@ -19,6 +19,7 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	const (
 		pending, starting, ready, failed = messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed
 		stopping, stopped                = messages.StateStopping, messages.StateStopped
+		needsAuth                        = messages.StateNeedsAuth
 	)
 	m := map[[2]messages.State]bool{}
 	add := func(from []messages.State, to ...messages.State) {
@@ -37,5 +38,8 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	add(S(pending, starting, ready, failed), stopping)   // stop
 	add(S(pending, failed, stopped), stopped)            // stop without a session
 	add(S(stopping), stopped)
+	add(S(starting, ready), needsAuth)   // the server asks for OAuth and no usable token is there
+	add(S(needsAuth), pending, starting) // a resync (after a login) or a config change
+	add(S(needsAuth), stopping, stopped) // removed while waiting for a login
 	return m
 }()
