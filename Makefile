@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite
+.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite conformance-client conformance-auth
 
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
@@ -78,6 +78,17 @@ $(PEERS_STAMP): test/bench/peers/package-lock.json test/bench/peers/package.json
 # after `make test`.
 conformance-suite:
 	bash test/mcpconformance/run.sh
+
+# The official MCP conformance suite's client scenarios that need no OAuth,
+# with mcpvisor's own sessions as the client (test/mcpclient/run.sh; see
+# docs/reliability.md). .ci/run runs it.
+conformance-client:
+	bash test/mcpclient/run.sh
+
+# The suite's client auth/* scenarios with mcpvisor as the client
+# (test/mcpclient/auth/run.sh; expected failures listed beside it). In CI.
+conformance-auth:
+	bash test/mcpclient/auth/run.sh
 
 ci:
 	bash .ci/run

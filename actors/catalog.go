@@ -26,15 +26,17 @@ func (s *Supervisor) Prompts() []messages.Prompt {
 }
 
 // GetPrompt gets a prompt by its exposed name (QualifiedName(prefix,
-// prompt)) with its arguments.
-func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+// prompt)) with its arguments. Options as for CallTool.
+func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
 	row, prompt, err := s.promptRow(name)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
-		return cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt, Arguments: args})
-	})
+		p := &mcp.GetPromptParams{Name: prompt, Arguments: args}
+		relayParams(ctx, cs, p)
+		return cs.GetPrompt(ctx, p)
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,8 @@ func (s *Supervisor) ResourceServer(uri string) (server string, ok bool) {
 }
 
 // ReadResource reads a resource by URI from the server that owns it.
-func (s *Supervisor) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+// Options as for CallTool.
+func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
@@ -84,8 +87,10 @@ func (s *Supervisor) ReadResource(ctx context.Context, uri string) (*mcp.ReadRes
 		return nil, fmt.Errorf("%w: %q", ErrUnknownResource, uri)
 	}
 	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
-		return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	})
+		p := &mcp.ReadResourceParams{URI: uri}
+		relayParams(ctx, cs, p)
+		return cs.ReadResource(ctx, p)
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +139,22 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 }
 
 // request sends one request to a row's session and waits for it.
-func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error)) (any, error) {
+func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
 	if row.session == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}
 	reply := make(chan requestResult, 1)
-	s.sys.Root.Send(row.session, &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the request still in its mailbox.
-	bound := s.env.clock.NewTimer(row.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
+	d := row.callTimeout + s.env.opts.StopGrace + time.Second
+	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
 	defer bound.Stop("supervisor", "call-bound")
+	o := buildCallOptions(opts)
+	if row.resetOnProgress {
+		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
+	}
+	s.sys.Root.Send(row.session, &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply,
+		resetOnProgress: row.resetOnProgress, opts: o})
 	select {
 	case r := <-reply:
 		return r.res, s.replyErr(r.err)

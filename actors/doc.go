@@ -54,6 +54,15 @@
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process
 //     groups are signalled) and then waits for it.
+//   - Each session's relay (relay_session.go) runs on the go-sdk's handler
+//     goroutines, not the actor's: progress and log notifications (in
+//     order, on the connection's notification goroutine) and sampling and
+//     elicitation requests (concurrently). It shares only its own lock
+//     with the session's call goroutines, which register their calls with
+//     it and, once a call returned, wait (at most a second, quartz) for
+//     the notifications read before its result to be relayed. A
+//     logging/setLevel and each roots update run on a goroutine of the
+//     session's, counted in the WaitGroup.
 //   - The watcher actor starts the file watcher and closes it when it stops.
 //   - Each Feed (Supervisor.Follow) runs one goroutine that copies events
 //     from the journal to its channel; Feed.Close ends it and waits, and
@@ -68,4 +77,7 @@
 // actor's goroutine: they must only hand off (a panicking one is logged
 // and contained). Follow is the gap-free way to follow events: feeds read
 // the journal, so they never slow a publisher and never drop.
+// Server events come from the reconciler, except server.log
+// (ServerLogged), which a session's relay publishes from its notification
+// goroutine.
 package actors

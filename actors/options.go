@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/watcher"
@@ -52,6 +54,10 @@ type Options struct {
 	// would be (errors, stderr tails, events, logs): the HTTP API's or the
 	// gateway's token, which is in no server's environment.
 	Secrets []string
+	// OAuthDir is the token store of remote servers' OAuth tokens (see
+	// actors/oauth); default: $XDG_STATE_HOME/mcpvisor/oauth, or
+	// ~/.local/state/mcpvisor/oauth. "-" turns OAuth off.
+	OAuthDir string
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -113,9 +119,41 @@ type Options struct {
 	// JournalBytes how many bytes of them, as JSON (8 MiB): a fleet whose
 	// events carry long stderr tails keeps fewer.
 	JournalSize, JournalBytes int
+
+	// Relays: what upstream servers send back to their client. See
+	// relay_options.go and docs/architecture.md, "Two-way MCP".
+	//
+	// Sampling answers sampling/createMessage and Elicitation answers
+	// elicitation/create; setting one advertises that capability to every
+	// server. ctx derives from the call the request came during, when
+	// mcpvisor can tell (CallerOf names its caller). Without Elicitation,
+	// a server that asks anyway is declined. Both are called on the
+	// session's goroutines, concurrently.
+	//lint:ignore SA1019 sampling is deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that use it
+	Sampling    func(ctx context.Context, server string, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Elicitation func(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Roots, if set, advertises roots to every server whose config lists
+	// none, and gives each of them these roots (read at connect and on
+	// every Supervisor.RefreshRoots, which announces a change).
+	//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still answered for the servers that ask
+	Roots func() []*mcp.Root
+	// Logging gets every notifications/message of every server, in order
+	// per server, on the session's notification goroutine (be quick). ctx
+	// derives from the call it belongs to, on protocol 2026-07-28 when
+	// mcpvisor can tell. The journal gets them too, as ServerLogged,
+	// rate-limited.
+	//lint:ignore SA1019 logging is deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that use it
+	Logging func(ctx context.Context, server string, params *mcp.LoggingMessageParams)
+	// LogLevel is the first SetLogLevel: the level asked of every server
+	// that supports logging (empty: none asked; servers on the go-sdk then
+	// send nothing).
+	LogLevel string
 }
 
 func (o Options) withDefaults() Options {
+	if o.OAuthDir == "" {
+		o.OAuthDir, _ = oauth.DefaultDir(os.Getenv)
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
@@ -193,6 +231,8 @@ type environment struct {
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor
+	// logLevel is the level of the last SetLogLevel (or Options.LogLevel).
+	logLevel atomic.Pointer[string]
 	// ending is closed by Close or by a core actor's failure.
 	ending *ending
 	// ctx is the parent of every session's lifeline; cancel ends them all

@@ -198,7 +198,9 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
 	if names, changed := r.fleet.TakeChanged(); changed {
+		old := r.view.load()
 		r.refreshView(names)
+		r.pushLiveRoots(c, old, names)
 	}
 	r.rerouteSubscriptions(c)
 	for _, ev := range r.outbox {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -35,6 +36,9 @@ type sessionActor struct {
 	log  *zap.Logger
 	// redactor knows this server's secrets.
 	redactor *reconciler.Redactor
+	// oauth authorizes a remote session's requests; nil for stdio servers
+	// and for servers with an Authorization header of their own.
+	oauth *oauth.Handler
 
 	ctx    context.Context // cancelled when the session must stop
 	cancel context.CancelFunc
@@ -57,6 +61,14 @@ type sessionActor struct {
 	// ended: the lifeline is done, the connection gone; finished: the
 	// reconciler was told and the actor is stopping.
 	ended, finished bool
+
+	// relay carries progress, log messages and requests from the server
+	// back to their callers (relay_session.go); client is the go-sdk
+	// client of this session, whose roots rootsSync keeps in line.
+	relay           *sessionRelay
+	client          *mcp.Client
+	advertisedRoots bool
+	rootsSync       *rootsSync
 }
 
 // Messages private to the session actor.
@@ -100,7 +112,11 @@ type (
 		// it now: a live field, which may have changed since the
 		// session was spawned. Zero means the session's own.
 		timeout time.Duration
-		reply   chan<- callResult
+		// resetOnProgress is the server's resetTimeoutOnProgress, live
+		// like timeout.
+		resetOnProgress bool
+		opts            callOptions
+		reply           chan<- callResult
 	}
 	callResult struct {
 		res *mcp.CallToolResult
@@ -177,6 +193,14 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.probe(c, m)
 	case *probeResult:
 		s.probed(c, m)
+	case *setLogLevel:
+		s.applyLogLevel(m.level, m.done)
+	case *updateRoots:
+		s.updateRoots(m)
+	case *refreshRoots:
+		s.pushRoots()
+	case *authNeeded:
+		s.authNeeded(c)
 	case *stopSession:
 		s.stop(c)
 	case *actor.Stopping:
@@ -190,7 +214,7 @@ func (s *sessionActor) start(c actor.Context) {
 	environ, err := callEnviron(func() []string { return s.env.environFor(s.spec) })
 	var cn *conn
 	if err == nil {
-		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace)
+		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace, s.env.clock)
 	}
 	if err == nil && s.spec.HeadersHelper != "" {
 		var helperEnv []string
@@ -205,7 +229,18 @@ func (s *sessionActor) start(c actor.Context) {
 	if cn.stderr != nil {
 		cn.stderr.redactWith(s.redactor) // before the process starts
 	}
+	s.attachOAuth(cn)
 	s.conn = cn
+	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
+	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
+		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
+	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
+	if s.advertisedRoots {
+		s.rootsSync.want(s.rootsNow())
+		s.rootsSync.apply(s.client) // no session yet: nothing is sent
+	}
+	client := s.client
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -217,34 +252,17 @@ func (s *sessionActor) start(c actor.Context) {
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
 			}
 		}()
-		s.lifeline(s.ctx, self, root, cn)
+		s.lifeline(s.ctx, self, root, cn, client)
 	}()
 }
 
 // lifeline runs on its own goroutine and owns cn from dial to close.
-func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version}, &mcp.ClientOptions{
-		Logger: s.env.slog("mcp"),
-		// Advertise nothing: mcpvisor has no roots, sampling or elicitation
-		// to offer. (The SDK's default advertises roots, and a server that
-		// then asks for them can hang on to a stop for the whole grace.)
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindTools})
-		},
-		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindPrompts})
-		},
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindResources})
-		},
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			if req.Params != nil {
-				root.Send(self, &resourceUpdated{uri: req.Params.URI})
-			}
-		},
-	})
-	client.AddReceivingMiddleware(ackMiddleware(root, self))
+//
+// The client advertises only what mcpvisor can honour (see
+// sessionRelay.clientOptions): never the go-sdk's default roots, which a
+// server would then ask for and could hang on to a stop for the whole
+// grace.
+func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
 	cs, cat, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
@@ -281,7 +299,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := connectDetecting(dctx, client, cn)
+	cs, err := connectDetecting(dctx, client, cn, s.relay.orderedTransport)
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
@@ -377,6 +395,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
 	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, transport: m.transport, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
+	s.applyLogLevel(s.env.upstreamLogLevel(), nil)
 	if kinds := s.relistPending; kinds != 0 {
 		s.relistPending = 0
 		s.relist(c, kinds)
@@ -392,13 +411,13 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 		s.finish(c)
 		return
 	}
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(m.err.Error()),
 		ExitCode:   m.exitCode,
 		StderrTail: redactLines(s.redactor, m.tail),
-	})
+	}))
 	// The connection is gone; stay alive until the reconciler stops us, so
 	// that stale calls get a clear answer rather than a dead letter.
 }
@@ -441,19 +460,19 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
 	s.cs = nil
 	s.failed = true
-	c.Send(c.Parent(), &messages.ServerFailed{
+	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,
 		Session:    s.id,
 		Error:      s.redactor.Redact(err.Error()),
 		ExitCode:   -1,
 		StderrTail: redactLines(s.redactor, s.stderr()),
-	})
+	}))
 	s.cancel()
 }
 
 // call dispatches one tool call to a goroutine: the mailbox is never a
 // serialisation point for calls.
-func (s *sessionActor) call(_ actor.Context, m *callTool) {
+func (s *sessionActor) call(c actor.Context, m *callTool) {
 	cs := s.cs
 	if cs == nil {
 		m.reply <- callResult{err: ErrNotReady}
@@ -466,7 +485,8 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 	if timeout <= 0 {
 		timeout = s.env.opts.CallTimeout
 	}
-	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
+	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -475,12 +495,21 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 		defer context.AfterFunc(stop, cancel)()
 		timer := clock.AfterFunc(timeout, cancel, "session", "call")
 		defer timer.Stop()
+		var reset func()
+		if m.resetOnProgress {
+			reset = func() { timer.Reset(timeout, "session", "call") }
+		}
 		select {
 		case calls <- struct{}{}:
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: m.tool, Arguments: m.args})
+		inCall, end := relay.begin(ctx, m.opts, reset)
+		defer end()
+		params := &mcp.CallToolParams{Name: m.tool, Arguments: m.args}
+		relayParams(inCall.ctx, cs, params)
+		res, err := cs.CallTool(inCall.ctx, params)
+		relay.drain(ctx)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:
@@ -491,6 +520,9 @@ func (s *sessionActor) call(_ actor.Context, m *callTool) {
 			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 		default:
 			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+			if authz != nil && authz.NeedsAuth() != nil {
+				root.Send(self, &authNeeded{}) // a step-up only a login can give
+			}
 		}
 		m.reply <- callResult{res: res, err: err}
 	}()

@@ -26,8 +26,13 @@ type (
 	sessionRequest struct {
 		ctx     context.Context
 		timeout time.Duration
-		do      func(ctx context.Context, cs *mcp.ClientSession) (any, error)
-		reply   chan<- requestResult
+		// do sends the request; it completes its params with relayParams
+		// (progress token, log level).
+		do    func(ctx context.Context, cs *mcp.ClientSession) (any, error)
+		reply chan<- requestResult
+		// resetOnProgress and opts as for callTool.
+		resetOnProgress bool
+		opts            callOptions
 	}
 	requestResult struct {
 		res any
@@ -205,7 +210,7 @@ func (s *sessionActor) request(_ actor.Context, m *sessionRequest) {
 	if timeout <= 0 {
 		timeout = s.callTimeout()
 	}
-	stop, calls, clock, redactor := s.ctx, s.calls, s.env.clock, s.redactor
+	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -214,12 +219,19 @@ func (s *sessionActor) request(_ actor.Context, m *sessionRequest) {
 		defer context.AfterFunc(stop, cancel)()
 		timer := clock.AfterFunc(timeout, cancel, "session", "call")
 		defer timer.Stop()
+		var reset func()
+		if m.resetOnProgress {
+			reset = func() { timer.Reset(timeout, "session", "call") }
+		}
 		select {
 		case calls <- struct{}{}:
 			defer func() { <-calls }()
 		case <-ctx.Done():
 		}
-		res, err := m.do(ctx, cs)
+		inCall, end := relay.begin(ctx, m.opts, reset)
+		defer end()
+		res, err := m.do(inCall.ctx, cs)
+		relay.drain(ctx)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:
@@ -354,4 +366,26 @@ func (s *sessionActor) resourceUpdated(c actor.Context, m *resourceUpdated) {
 		return // not asked for (or no longer): not relayed
 	}
 	c.Send(c.Parent(), &sessionResourceUpdated{server: s.spec.Name, id: s.id, uri: m.uri})
+}
+
+// catalogHandlers are the go-sdk client options that follow the server's
+// catalog: its list_changed and resources/updated notifications, each
+// sent to the session actor.
+func (s *sessionActor) catalogHandlers(root *actor.RootContext, self *actor.PID) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			root.Send(self, &listChanged{kinds: kindTools})
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			root.Send(self, &listChanged{kinds: kindPrompts})
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			root.Send(self, &listChanged{kinds: kindResources})
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil {
+				root.Send(self, &resourceUpdated{uri: req.Params.URI})
+			}
+		},
+	}
 }

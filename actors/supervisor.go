@@ -71,6 +71,7 @@ func Start(opts Options) (*Supervisor, error) {
 		// nil outside tests: fsnotify.
 		newNotifier: opts.newNotifier,
 	}
+	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {
@@ -178,8 +179,10 @@ func (s *Supervisor) replyErr(err error) error {
 // A result with IsError set is a successful call. Errors wrap
 // ErrBadToolName, ErrUnknownServer, ErrUnknownTool, ErrNotReady,
 // ErrUpstream, ErrCallTimeout or ErrCanceled, or are Err (ErrClosed,
-// ErrFailed) once the Supervisor has ended.
-func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+// ErrFailed) once the Supervisor has ended. Options ask for progress
+// (WithProgress) or set the call's log level (WithLogLevel); WithCaller
+// on ctx says on whose behalf it is made.
+func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
@@ -189,11 +192,17 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any) (*mcp.
 	}
 	server := rt.status.Name
 	reply := make(chan callResult, 1)
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout, reply: reply})
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.
-	bound := s.env.clock.NewTimer(rt.callTimeout+s.env.opts.StopGrace+time.Second, "supervisor", "call-bound")
+	d := rt.callTimeout + s.env.opts.StopGrace + time.Second
+	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
 	defer bound.Stop("supervisor", "call-bound")
+	o := buildCallOptions(opts)
+	if rt.resetOnProgress {
+		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
+	}
+	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout,
+		resetOnProgress: rt.resetOnProgress, opts: o, reply: reply})
 	select {
 	case r := <-reply:
 		return r.res, s.replyErr(r.err)

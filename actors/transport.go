@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -80,10 +81,25 @@ func (c *conn) stderrTail() []string {
 // server exited: a grandchild that inherited stderr must not stall anything.
 const stdioWaitDelay = 200 * time.Millisecond
 
+// streamRetries bounds how often a streamable HTTP session reconnects one
+// closed SSE stream without the stream making progress. A server (or a
+// proxy's idle timeout) may close a stream at any time and expect the
+// client back: the go-sdk reconnects with a GET bearing Last-Event-ID,
+// after the server's retry: hint if it gave one, else after a backoff
+// from 1s growing by half each attempt, and the server replays what the
+// client missed. Only a spent budget (the server is unreachable) or a 404
+// on the session id (the server lost the session) ends the session, and
+// that is a ServerFailed. Each event received resets the count, and so
+// does a stream that stayed open a while (transport_resume.go). A
+// stateful server that is simply gone fails once the budget is spent
+// (about 20s) or the health probe missed its pings, whichever comes
+// first; a stateless one, which holds no stream, only by the probe.
+const streamRetries = 5
+
 // dial builds the transport for spec. It starts nothing: the go-sdk starts
 // the process (or opens the connection) inside Connect. custom, if set, is
 // asked first.
-func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transport, error), environ []string, grace time.Duration) (*conn, error) {
+func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transport, error), environ []string, grace time.Duration, clock quartz.Clock) (*conn, error) {
 	if custom != nil {
 		t, err := custom(spec)
 		if err != nil {
@@ -101,7 +117,9 @@ func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 		if err != nil {
 			return nil, err
 		}
-		return detectTransport(spec, &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: -1}, http: ht, guard: guardOf(hc)}), nil
+		guard := guardOf(hc)
+		hc.Transport = newResumeTransport(hc.Transport, clock) // see transport_resume.go
+		return detectTransport(spec, &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: streamRetries}, http: ht, guard: guard}), nil
 	case messages.TransportSSE:
 		// The SSE transport POSTs every message to the URL the server's
 		// first event names: one on another origin is refused, or tool

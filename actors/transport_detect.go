@@ -66,9 +66,10 @@ func (d *transportDetector) olderServer() bool {
 // connectDetecting connects cn, falling back from streamable HTTP to
 // HTTP+SSE when the server is an older one. On a fallback cn is switched
 // to the SSE transport (and its HTTP client, bound to the URL's origin as
-// every SSE connection is), so whoever holds cn closes what runs.
-func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.ClientSession, error) {
-	cs, err := client.Connect(ctx, cn.transport, nil)
+// every SSE connection is), so whoever holds cn closes what runs. wrap is
+// applied to the transport of each attempt (the relay's read counting).
+func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn, wrap func(mcp.Transport) mcp.Transport) (*mcp.ClientSession, error) {
+	cs, err := client.Connect(ctx, wrap(cn.transport), nil)
 	d := cn.detect
 	if err == nil || d == nil || ctx.Err() != nil || !d.olderServer() {
 		return cs, err
@@ -88,7 +89,7 @@ func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.C
 	}
 	d.fellBack.Store(true)
 	code := d.lastPOST.Load()
-	cs, err = client.Connect(ctx, cn.transport, nil)
+	cs, err = client.Connect(ctx, wrap(cn.transport), nil)
 	if err != nil {
 		return nil, fmt.Errorf("streamable HTTP refused with %d %s, then HTTP+SSE: %w", code, http.StatusText(int(code)), err)
 	}

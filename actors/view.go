@@ -46,6 +46,9 @@ type serverRow struct {
 	exposed map[string]bool
 	// callTimeout is the server's call timeout (its own or the default).
 	callTimeout time.Duration
+	// resetOnProgress and roots are its live relay settings.
+	resetOnProgress bool
+	roots           []string
 	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// status.StderrTail (the tail of the last failure) is shown.
 	stderr func() []string
@@ -162,7 +165,8 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr)}
+	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
+		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots}
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout
 	}

@@ -22,8 +22,10 @@ type watcherActor struct {
 
 func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		// The trust store is watched too: an approval applies at once.
-		return &watcherActor{env: env, config: configPID, paths: watchedInputs(env.opts, newTrustSetup(env.opts).watched(paths))}
+		// The trust store and the input store are watched too: an approval
+		// or an input's value applies at once; and so is the token store's
+		// login marker: a login connects at once.
+		return &watcherActor{env: env, config: configPID, paths: loginWatched(env.opts, watchedInputs(env.opts, newTrustSetup(env.opts).watched(paths)))}
 	})
 }
 
@@ -46,7 +48,15 @@ func (a *watcherActor) start(c actor.Context) {
 		MaxWait:     a.env.opts.MaxWait,
 		NewNotifier: guardNotifiers(a.env.newNotifier),
 		// Callbacks only send: they run on the watcher's goroutine.
-		OnChange: func(paths []string) { root.Send(config, &messages.FileChanged{Paths: paths}) },
+		OnChange: func(paths []string) {
+			paths, login := withoutLoginMarker(a.env.opts, paths)
+			if login {
+				root.Send(config, &messages.ResyncRequested{ID: loginResyncID})
+			}
+			if len(paths) > 0 {
+				root.Send(config, &messages.FileChanged{Paths: paths})
+			}
+		},
 		// The watcher logs the degradation itself; make it an event too.
 		OnDegraded: func(reason string) { journal.publish(&messages.WatcherDegraded{Reason: reason}) },
 	})

@@ -61,4 +61,8 @@ type ServerFailed struct {
 	// killed by a signal or is unknown.
 	ExitCode   int
 	StderrTail []string
+	// NeedsAuth says the server refused for want of authorization that
+	// only a person (`mcpvisor auth login`) can give: the server waits in
+	// StateNeedsAuth rather than being retried.
+	NeedsAuth bool
 }

@@ -42,12 +42,18 @@
 //	WatcherDegraded     watcher actor    when file watching falls back to polling or could not start
 //	                    root actor       when the watcher actor failed and was rebuilt
 //	SupervisorFailed    root actor       when a core actor failed and the Supervisor ended (Done, Err)
+//	ServerLogged        session relay    a server's notifications/message, redacted, rate-limited per session
 //
 // A feed (Supervisor.Follow) may also deliver a FeedTruncated, in an
 // Envelope with Seq 0, where the journal no longer kept events the reader
 // had not read; it is never published.
 //
-// Session actors never publish: they report to the reconciler, which is the
-// single publisher of server events, so their order is the order in which
-// the reconciler saw them.
+// Session actors never publish state: they report to the reconciler, which
+// is the single publisher of server state events, so their order is the
+// order in which the reconciler saw them. The one exception is a server's
+// own log messages (ServerLogged), which belong to no state and are
+// published by the session's relay as they arrive.
+//
+// Progress (messages.Progress) is not an event: it goes to the callback of
+// the call it belongs to (actors.WithProgress).
 package messages

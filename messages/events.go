@@ -45,6 +45,12 @@ const StateUntrusted State = "untrusted"
 // it neither backs off nor counts against the crash-loop budget.
 const StateNeedsInput State = "needs-input"
 
+// StateNeedsAuth marks a remote server that asks for OAuth authorization
+// mcpvisor has no usable token for: it waits, without backoff, for
+// `mcpvisor auth login NAME` (and the resync that follows it) or a config
+// change.
+const StateNeedsAuth State = "needs-auth"
+
 // ConfigLoaded is published after every read of the config files.
 type ConfigLoaded struct {
 	Generation  uint64       `json:"generation"`

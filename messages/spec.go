@@ -80,12 +80,48 @@ type ServerSpec struct {
 	// values) the entry uses, for redaction; never serialised.
 	Secrets []string `json:"-"`
 
+	// ResetTimeoutOnProgress restarts a call's timeout at every
+	// notifications/progress the server sends for it (long-running tools
+	// that report progress); off by default.
+	ResetTimeoutOnProgress bool `json:"resetTimeoutOnProgress,omitempty"`
+	// Roots are the file:// URIs mcpvisor answers the server's roots/list
+	// with (and advertises the roots capability for); a change is
+	// announced to the running server with notifications/roots/list_changed.
+	Roots []string `json:"roots,omitempty"`
+	// OAuth configures how a remote server's OAuth authorization is
+	// obtained; nil means the defaults (the authorization-code grant with
+	// dynamic client registration, when the server asks for it).
+	OAuth *OAuthSpec `json:"oauth,omitempty"`
+
 	// Source is where the entry was declared (the position of its name).
 	Source Position `json:"source"`
 	// Fingerprint is a stable hash of the expanded session-affecting fields
 	// (transport, command, args, env, cwd, url, headers, inheritEnv). Two
 	// specs with the same fingerprint can share one live session.
 	Fingerprint string `json:"fingerprint"`
+}
+
+// The OAuth grants mcpvisor can use.
+const (
+	// GrantAuthorizationCode needs a person once: `mcpvisor auth login`.
+	GrantAuthorizationCode = "authorization_code"
+	// GrantClientCredentials needs nobody: the daemon fetches its own tokens.
+	GrantClientCredentials = "client_credentials"
+)
+
+// OAuthSpec is a server's oauth config object, expanded.
+type OAuthSpec struct {
+	// ClientID and ClientSecret are a pre-registered client.
+	ClientID     string   `json:"clientId,omitempty"`
+	ClientSecret string   `json:"-"` // a secret: never serialised
+	Scopes       []string `json:"scopes,omitempty"`
+	// ClientMetadataURL is a client ID metadata document URL, used where
+	// the authorization server supports them.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Grant is GrantAuthorizationCode (when empty) or GrantClientCredentials.
+	Grant string `json:"grant,omitempty"`
+	// PrivateKeyFile is a PEM key for private_key_jwt client authentication.
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
 }
 
 // EnvPolicy says which variables of mcpvisor's environment a stdio server

@@ -29,6 +29,9 @@ const (
 	fieldPrefix         = "prefix"
 	fieldEnvFile        = "envFile"
 	fieldHeadersHelper  = "headersHelper"
+	fieldResetOnProg    = "resetTimeoutOnProgress"
+	fieldRoots          = "roots"
+	fieldOAuth          = "oauth"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -145,6 +148,25 @@ var serverFields = []serverField{
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
 		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
+	},
+	{
+		key: fieldResetOnProg, spec: "ResetTimeoutOnProgress", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.ResetTimeoutOnProgress = e.bool(v, fieldResetOnProg)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.ResetTimeoutOnProgress == b.ResetTimeoutOnProgress },
+	},
+	{
+		key: fieldRoots, spec: "Roots", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Roots = e.roots(v) },
+		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Roots, b.Roots) },
+	},
+	{
+		key: fieldOAuth, spec: "OAuth", reads: forRemote, effect: EffectRestart,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.OAuth = e.oauth(v) },
+		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendOAuth(b, s.OAuth) },
+		equal:   func(a, b *messages.ServerSpec) bool { return sameOAuth(a.OAuth, b.OAuth) },
+		secrets: oauthSecrets,
 	},
 
 	{

@@ -124,6 +124,8 @@ func setSample(t *testing.T, v reflect.Value, sample string) {
 		v.Set(reflect.ValueOf(&sample))
 	case *messages.EnvPolicy:
 		v.Set(reflect.ValueOf(&messages.EnvPolicy{Allow: []string{sample}}))
+	case *messages.OAuthSpec:
+		v.Set(reflect.ValueOf(&messages.OAuthSpec{ClientID: "id", ClientSecret: sample}))
 	case messages.Position:
 		v.Set(reflect.ValueOf(messages.Position{Path: "/" + sample, Line: 1, Column: 1}))
 	default:

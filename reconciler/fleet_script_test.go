@@ -40,6 +40,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //	prompts name[#session] a,b [skipped=x]               the ready session listed new prompts
 //	resources name[#session] u,v [templates=t]           the ready session listed new resources and templates
 //	crash name[#session] [status=N] [err="..."] [jitter=F]  the session died or failed to start
+//	crash name[#session] auth="..."                      it was refused for want of authorization (needs-auth)
 //	stopped name[#session]                               a stopped session is gone (default: the oldest)
 //	tick D                                               time passes; due retry timers fire
 //	fire name                                            the timer armed last for name fires now,
@@ -207,6 +208,9 @@ func (r *fleetRig) run(command string) {
 		}
 		if v, ok := kv["err"]; ok {
 			f.Error = v
+		}
+		if v, ok := kv["auth"]; ok {
+			f.Error, f.NeedsAuth = v, true
 		}
 		jitter := 0.0
 		if v, ok := kv["jitter"]; ok {

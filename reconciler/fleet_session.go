@@ -169,6 +169,10 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 // stopped), withdraws the tools it exposed (prev), and arms a retry unless
 // the restart policy or the crash-loop budget says otherwise.
 func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, prev []messages.Tool) {
+	if m.NeedsAuth {
+		f.needsAuth(s, m, prev)
+		return
+	}
 	s.attempt++
 	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
 	var loop bool
@@ -191,6 +195,19 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 	}
 	f.transition(s, messages.StateFailed, reason, func(ev *messages.ServerStateChanged) {
 		ev.Session, ev.Error, ev.StderrTail = m.Session, m.Error, m.StderrTail
+	})
+}
+
+// needsAuth parks s until a person logs in: no attempt counted, no
+// backoff, no crash-loop budget spent. A resync (which `mcpvisor auth
+// login` asks for) or a config change starts it again.
+func (f *Fleet) needsAuth(s *fleetServer, m *messages.ServerFailed, prev []messages.Tool) {
+	s.lastErr, s.stderrTail = m.Error, nil
+	s.tools = nil
+	f.publishTools(s, prev)
+	f.cancelRetry(s)
+	f.transition(s, messages.StateNeedsAuth, "needs authorization: run `mcpvisor auth login "+s.spec.Name+"`", func(ev *messages.ServerStateChanged) {
+		ev.Session, ev.Error = m.Session, m.Error
 	})
 }
 

@@ -6,8 +6,9 @@ import "github.com/mcpvisor/mcpvisor/messages"
 // documented state transitions (docs/events.md), including the ones a
 // restart or a re-added server makes. Transitions to the entry states
 // (invalid, untrusted, needs-input) are published for the config entry,
-// whatever runs under its name, and are always legal. The chaos checker and the fleet's
-// property test hold every published ServerStateChanged to this table.
+// whatever runs under its name, and are always legal. The chaos checker
+// and the fleet's property test hold every published ServerStateChanged
+// to this table.
 func LegalTransition(from, to messages.State) bool {
 	if to == messages.StateInvalid || to == messages.StateUntrusted || to == messages.StateNeedsInput {
 		return true
@@ -19,6 +20,7 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	const (
 		pending, starting, ready, failed = messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed
 		stopping, stopped                = messages.StateStopping, messages.StateStopped
+		needsAuth                        = messages.StateNeedsAuth
 	)
 	m := map[[2]messages.State]bool{}
 	add := func(from []messages.State, to ...messages.State) {
@@ -37,5 +39,8 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	add(S(pending, starting, ready, failed), stopping)   // stop
 	add(S(pending, failed, stopped), stopped)            // stop without a session
 	add(S(stopping), stopped)
+	add(S(starting, ready), needsAuth)   // the server asks for OAuth and no usable token is there
+	add(S(needsAuth), pending, starting) // a resync (after a login) or a config change
+	add(S(needsAuth), stopping, stopped) // removed while waiting for a login
 	return m
 }()

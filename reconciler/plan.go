@@ -93,6 +93,10 @@ func planOne(d *messages.ServerSpec, o *Observed, resync bool) messages.PlanStep
 		return step(d.Name, messages.ActionRetry, "failed: retry")
 	case o.State == messages.StateFailed:
 		return step(d.Name, messages.ActionKeep, "failed: waiting for retry")
+	case o.State == messages.StateNeedsAuth && resync:
+		return step(d.Name, messages.ActionRetry, "needs-auth: retry")
+	case o.State == messages.StateNeedsAuth:
+		return step(d.Name, messages.ActionKeep, "needs-auth: waiting for `mcpvisor auth login`")
 	default:
 		return step(d.Name, messages.ActionKeep, "unchanged")
 	}

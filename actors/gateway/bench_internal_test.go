@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -24,13 +25,13 @@ func (s *benchSource) Prompts() []messages.Prompt                     { return s
 func (s *benchSource) Resources() []messages.Resource                 { return s.resources }
 func (s *benchSource) ResourceTemplates() []messages.ResourceTemplate { return nil }
 func (s *benchSource) Status() messages.Status                        { return messages.Status{} }
-func (s *benchSource) CallTool(context.Context, string, any) (*mcp.CallToolResult, error) {
+func (s *benchSource) CallTool(context.Context, string, any, ...actors.CallOption) (*mcp.CallToolResult, error) {
 	return nil, nil
 }
-func (s *benchSource) GetPrompt(context.Context, string, map[string]string) (*mcp.GetPromptResult, error) {
+func (s *benchSource) GetPrompt(context.Context, string, map[string]string, ...actors.CallOption) (*mcp.GetPromptResult, error) {
 	return nil, nil
 }
-func (s *benchSource) ReadResource(context.Context, string) (*mcp.ReadResourceResult, error) {
+func (s *benchSource) ReadResource(context.Context, string, ...actors.CallOption) (*mcp.ReadResourceResult, error) {
 	return nil, nil
 }
 func (s *benchSource) Complete(context.Context, *mcp.CompleteReference, mcp.CompleteParamsArgument, *mcp.CompleteContext) (*mcp.CompleteResult, error) {

@@ -24,7 +24,8 @@ func (g *Gateway) handler(server, qualified, exposed string) mcp.ToolHandler {
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 			args = req.Params.Arguments
 		}
-		res, err := g.src.CallTool(ctx, qualified, args)
+		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+		res, err := g.src.CallTool(ctx, qualified, args, opts...)
 		if err != nil {
 			if ctx.Err() == nil {
 				g.log.Debug("tool call failed", zap.String("tool", exposed), zap.Error(err))

@@ -67,6 +67,23 @@
 // no isError result: their errors are all JSON-RPC errors (see
 // mapRequestError).
 //
+// # Relays
+//
+// A call, get or read marks its context with the calling client's session
+// (actors.WithCaller) and, when the client sent a progressToken, passes
+// actors.WithProgress with a callback that sends each upstream progress
+// notification to that client under its own token (relay.go). A Relay,
+// installed in the Supervisor's options before it starts and bound to the
+// gateway after, answers the fleet's sampling and elicitation requests by
+// asking the calling client (else the only client; else it refuses),
+// answers roots with the roots of the only client that gave any (read on
+// its initialized and roots/list_changed, relay_roots.go), and relays log
+// messages to the calling client or to all, each at its own
+// level. logging/setLevel is followed per client (setLevelMiddleware) and
+// the most verbose level is passed to the fleet (Supervisor.SetLogLevel)
+// before the answer. These run on the go-sdk's handler goroutines and
+// start none of their own.
+//
 // # Transports
 //
 // ServeStdio serves one session on a reader and a writer (stdin and
@@ -78,15 +95,33 @@
 // the token (HTTPOptions.Token; NoAuth turns that off), must not come from
 // a web page of another origin (403; HTTPOptions.AllowOrigins trusts
 // more), and must send its body within HTTPOptions.BodyTimeout.
-// CheckLoopback refuses listen addresses other than loopback.
+// CheckLoopback refuses listen addresses other than loopback. Stateful
+// sessions' streams carry event ids and a retry: hint (StreamRetry), so
+// clients can resume them; sessions with no request in flight for
+// HTTPOptions.SessionTimeout are ended (their ids then get 404), and past
+// HTTPOptions.MaxSessions new ones get 503.
+//
+// # Startup
+//
+// HoldFirstLists holds tools/list, prompts/list, resources/list and
+// resources/templates/list until the Source's status is Settled (checked
+// after every event; the tools are then reloaded from the Source) or the
+// startup wait has passed. A tools/call of a tool the server does not have
+// is answered by its server's state when the Source reports one: starting
+// is an isError result ("is starting, try again shortly"), failed the
+// usual not-ready result, ready (the gateway is behind the fleet) a real
+// call; anything else stays -32602 unknown tool.
 //
 // # Goroutines and who stops them
 //
 //   - Run runs on the caller's goroutine and returns when its context ends
-//     or the events channel is closed. It starts nothing. It relays each
-//     resource update itself: the go-sdk writes it to every subscribed
-//     session in turn (a 2026-07-28 listener's write bounded by 10s), so
-//     a client that stops reading can hold up the following events.
+//     or the events channel is closed. It starts no goroutine. It relays
+//     each resource update itself: the go-sdk writes it to every
+//     subscribed session in turn (a 2026-07-28 listener's write bounded by
+//     10s), so a client that stops reading can hold up the following
+//     events. With HoldFirstLists it arms one quartz timer (the startup
+//     wait), stopped when Run returns; Run's end also releases any list
+//     still held.
 //   - ServeStdio runs on the caller's goroutine and starts two: one waiting
 //     for the session to end (ends with it), and one copying the reader
 //     into a pipe so that ending the session never depends on the reader
@@ -103,7 +138,9 @@
 //     streams would otherwise keep Shutdown waiting), closes connections
 //     that never carried a request (Shutdown counts those idle only after
 //     5s), shuts the server down (bounded by ShutdownTimeout, then Close)
-//     and waits for the Serve goroutine.
+//     and waits for the Serve goroutine. It also runs the session reaper (a
+//     quartz ticker on HTTPOptions.Clock), which it stops and waits for
+//     when it returns.
 //   - The go-sdk schedules each list_changed notification on a timer that
 //     fires once; it starts nothing that outlives the sessions.
 package gateway

@@ -23,17 +23,18 @@ type Source interface {
 	// Tools returns the exposed tools of every ready server.
 	Tools() []messages.Tool
 	// CallTool calls a tool by its qualified name (actors.QualifiedName of
-	// its prefix and name).
-	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	// its prefix and name). The gateway passes actors.WithProgress when its
+	// client asked for progress, and marks ctx with actors.WithCaller.
+	CallTool(ctx context.Context, name string, args any, opts ...actors.CallOption) (*mcp.CallToolResult, error)
 	// Prompts returns the prompts of every ready server.
 	Prompts() []messages.Prompt
 	// GetPrompt gets a prompt by its qualified name.
-	GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string, opts ...actors.CallOption) (*mcp.GetPromptResult, error)
 	// Resources and ResourceTemplates return those of every ready server.
 	Resources() []messages.Resource
 	ResourceTemplates() []messages.ResourceTemplate
 	// ReadResource reads a URI from the server that owns it.
-	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+	ReadResource(ctx context.Context, uri string, opts ...actors.CallOption) (*mcp.ReadResourceResult, error)
 	// Complete completes an argument of a ref/prompt (by qualified name)
 	// or a ref/resource (by URI template).
 	Complete(ctx context.Context, ref *mcp.CompleteReference, argument mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error)
@@ -59,6 +60,11 @@ type Gateway struct {
 	names       Names
 	configPaths []string
 
+	// levels follows the clients' logging/setLevel (relay.go); roots
+	// their roots (relay_roots.go).
+	levels logLevels
+	roots  clientRoots
+
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
 	tools     *index[*mcp.Tool]
@@ -67,6 +73,8 @@ type Gateway struct {
 	templates *index[*mcp.ResourceTemplate]
 
 	subs subscriptions
+	// startup holds the first lists (HoldFirstLists); nil: it holds none.
+	startup *startup
 }
 
 // Instructions is what the gateway tells clients about itself.
@@ -110,11 +118,20 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{},
+			// Upstream log messages are relayed (relay.go).
+			//lint:ignore SA1019 logging is deprecated on 2026-07-28 (SEP-2577), still relayed for the clients that use it
+			Logging: &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler:  g.complete,
 		SubscribeHandler:   g.subscribe,
 		UnsubscribeHandler: g.unsubscribe,
+		// The clients' roots, relayed (relay_roots.go).
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { g.clientRootsChanged(req.Session) },
+		//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that ask
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(req.Session) },
 	})
+	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
+	g.server.AddReceivingMiddleware(g.routeStarting)
 	return g
 }
 
@@ -132,6 +149,8 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // Run once.
 func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 	g.load()
+	settleCheck, stopStartup := g.runStartup()
+	defer stopStartup()
 	for {
 		select {
 		case <-ctx.Done():
@@ -141,6 +160,7 @@ func (g *Gateway) Run(ctx context.Context, events <-chan *messages.Envelope) {
 				return
 			}
 			g.handle(ctx, env.Event)
+			settleCheck()
 		}
 	}
 }

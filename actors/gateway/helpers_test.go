@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -53,6 +54,8 @@ func newFakeSource() *fakeSource {
 	return &fakeSource{subscribes: make(chan string, 64), unsubscribes: make(chan string, 64)}
 }
 
+var _ gateway.Source = (*fakeSource)(nil)
+
 func (s *fakeSource) Tools() []messages.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,7 +86,7 @@ func (s *fakeSource) Status() messages.Status {
 	return s.status
 }
 
-func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
 	call := s.call
 	s.mu.Unlock()
@@ -93,7 +96,7 @@ func (s *fakeSource) CallTool(ctx context.Context, name string, args any) (*mcp.
 	return call(ctx, name, args)
 }
 
-func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string]string, _ ...actors.CallOption) (*mcp.GetPromptResult, error) {
 	s.mu.Lock()
 	get := s.get
 	s.mu.Unlock()
@@ -107,7 +110,7 @@ func (s *fakeSource) GetPrompt(ctx context.Context, name string, args map[string
 	return get(ctx, name, args)
 }
 
-func (s *fakeSource) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (s *fakeSource) ReadResource(ctx context.Context, uri string, _ ...actors.CallOption) (*mcp.ReadResourceResult, error) {
 	s.mu.Lock()
 	read := s.read
 	s.mu.Unlock()
@@ -178,12 +181,25 @@ type harness struct {
 
 func startGateway(t *testing.T, src *fakeSource, opts ...gateway.Option) *harness {
 	t.Helper()
-	if src.subscribes == nil {
-		src.subscribes, src.unsubscribes = make(chan string, 64), make(chan string, 64)
-	}
+	return startGatewayOver(t, src, nil, opts...)
+}
+
+// startGatewayOver is startGateway over any Source; setup, if set, runs
+// before Run.
+func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness), opts ...gateway.Option) *harness {
+	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	h := &harness{t: t, src: src, events: make(chan *messages.Envelope, 64), logs: logs}
+	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs}
+	if fs, ok := src.(*fakeSource); ok {
+		if fs.subscribes == nil {
+			fs.subscribes, fs.unsubscribes = make(chan string, 64), make(chan string, 64)
+		}
+		h.src = fs
+	}
 	h.gw = gateway.New(src, zap.New(core), opts...)
+	if setup != nil {
+		setup(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -66,7 +66,8 @@ func exportPrompt(exposed string, p messages.Prompt) *mcp.Prompt {
 // promptHandler routes prompts/get of one exposed prompt to its server.
 func (g *Gateway) promptHandler(server, qualified, exposed string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments)
+		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments, opts...)
 		if err != nil {
 			if ctx.Err() == nil {
 				g.log.Debug("prompt get failed", zap.String("prompt", exposed), zap.Error(err))

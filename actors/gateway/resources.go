@@ -133,7 +133,8 @@ func (g *Gateway) addTemplate(t *mcp.ResourceTemplate) (err error) {
 // routes it to the owning server, by the same config order.
 func (g *Gateway) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	res, err := g.src.ReadResource(ctx, uri)
+	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	res, err := g.src.ReadResource(ctx, uri, opts...)
 	what := fmt.Sprintf("resource %q", uri)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -123,6 +123,15 @@ type HTTPOptions struct {
 	// BodyTimeout bounds how long a request body may take to arrive
 	// (default 30s).
 	BodyTimeout time.Duration
+	// SessionTimeout ends a stateful session (protocols before
+	// 2026-07-28) that had no request in flight for that long (default
+	// DefaultSessionTimeout; negative: never). Only ServeListener ends
+	// them.
+	SessionTimeout time.Duration
+	// MaxSessions caps the stateful sessions live at once (default
+	// DefaultMaxSessions; negative: no cap); beyond it a new session is
+	// refused with 503.
+	MaxSessions int
 }
 
 // CheckOrigins says whether Handler would accept origins as
@@ -148,19 +157,26 @@ const MaxBodyBytes = 4 << 20
 // and a body must arrive within BodyTimeout (408) and be at most
 // MaxBodyBytes (413). It fails only on a malformed AllowOrigins entry.
 func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
+	h, _, err := g.httpHandler(opts)
+	return h, err
+}
+
+// httpHandler is Handler plus the table of its stateful sessions.
+func (g *Gateway) httpHandler(opts HTTPOptions) (http.Handler, *sessionTable, error) {
 	origins, err := httpguard.NewOrigins(opts.AllowOrigins)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if opts.Clock == nil {
-		opts.Clock = quartz.NewReal()
-	}
-	if opts.BodyTimeout <= 0 {
-		opts.BodyTimeout = httpguard.DefaultBodyTimeout
-	}
+	opts = opts.withDefaults()
 	token := httpguard.NewToken(opts.Token)
 	get := func(*http.Request) *mcp.Server { return g.server }
-	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: g.slog})
+	sessions := newSessionTable(g.server, opts.Clock, g.log.Named("http"), opts.SessionTimeout, opts.MaxSessions)
+	// Event ids (and a retry: hint) on every stream: a client whose
+	// stream broke resumes it with Last-Event-ID and misses nothing.
+	stateful := sessions.wrap(retryHint(mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Logger:     g.slog,
+		EventStore: mcp.NewMemoryEventStore(nil),
+	})))
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true,
 		Logger:    g.slog,
@@ -192,7 +208,23 @@ func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
 		}
 		stateful.ServeHTTP(w, r)
 	})
-	return mux, nil
+	return mux, sessions, nil
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.Clock == nil {
+		o.Clock = quartz.NewReal()
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = httpguard.DefaultBodyTimeout
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	return o
 }
 
 // readBody reads the request's body within opts.BodyTimeout and hands it
@@ -225,13 +257,17 @@ func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
 // such spares), then shuts the server down within ShutdownTimeout and
 // waits for it. ln is closed when ServeListener returns.
 func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
-	handler, err := g.Handler(opts)
+	handler, sessions, err := g.httpHandler(opts)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
+	reaper := sessions.reap(base)
+	defer func() {
+		cancelBase()
+		_ = reaper.Wait()
+	}()
 	conns := &connTracker{states: map[net.Conn]http.ConnState{}}
 	srv := &http.Server{
 		Handler:           handler,

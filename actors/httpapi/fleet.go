@@ -15,12 +15,12 @@ import (
 type Fleet interface {
 	Status() messages.Status
 	Tools() []messages.Tool
-	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
+	CallTool(ctx context.Context, name string, args any, opts ...actors.CallOption) (*mcp.CallToolResult, error)
 	Prompts() []messages.Prompt
-	GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	GetPrompt(ctx context.Context, name string, args map[string]string, opts ...actors.CallOption) (*mcp.GetPromptResult, error)
 	Resources() []messages.Resource
 	ResourceTemplates() []messages.ResourceTemplate
-	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+	ReadResource(ctx context.Context, uri string, opts ...actors.CallOption) (*mcp.ReadResourceResult, error)
 	Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
 	// Follow is actors.Supervisor.Follow: the events after since
 	// (actors.Live: from now on), then live ones, without gap or

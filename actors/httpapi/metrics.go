@@ -124,7 +124,7 @@ var (
 var allStates = []messages.State{
 	messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed,
 	messages.StateStopping, messages.StateStopped, messages.StateInvalid, messages.StateDisabled,
-	messages.StateUntrusted,
+	messages.StateUntrusted, messages.StateNeedsAuth,
 }
 
 func (fleetCollector) Describe(ch chan<- *prometheus.Desc) {

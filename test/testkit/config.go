@@ -18,6 +18,8 @@ type Server struct {
 	URL     string            `json:"url,omitempty"`
 	Type    string            `json:"type,omitempty"`
 	Restart string            `json:"restart,omitempty"`
+	// ConnectTimeout is a duration ("5m"); empty: the default.
+	ConnectTimeout string `json:"connectTimeout,omitempty"`
 }
 
 // Example is an entry that runs the example server from bin.

@@ -150,7 +150,7 @@ func (f *Fleet) ResourceTemplates() []messages.ResourceTemplate {
 }
 
 // GetPrompt implements httpapi.Fleet.
-func (f *Fleet) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (f *Fleet) GetPrompt(ctx context.Context, name string, args map[string]string, _ ...actors.CallOption) (*mcp.GetPromptResult, error) {
 	if f.GetPromptFunc == nil {
 		return nil, errors.New("httpapitest: no GetPromptFunc set")
 	}
@@ -158,7 +158,7 @@ func (f *Fleet) GetPrompt(ctx context.Context, name string, args map[string]stri
 }
 
 // ReadResource implements httpapi.Fleet.
-func (f *Fleet) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (f *Fleet) ReadResource(ctx context.Context, uri string, _ ...actors.CallOption) (*mcp.ReadResourceResult, error) {
 	if f.ReadFunc == nil {
 		return nil, errors.New("httpapitest: no ReadFunc set")
 	}
@@ -173,7 +173,7 @@ func (f *Fleet) Err() error {
 }
 
 // CallTool implements httpapi.Fleet.
-func (f *Fleet) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+func (f *Fleet) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
 	if f.CallFunc == nil {
 		return nil, errors.New("httpapitest: no CallFunc set")
 	}

@@ -9,8 +9,10 @@
 // also end, exit status 1, when the Supervisor fails (Supervisor.Done).
 // `serve` starts a Supervisor, one goroutine feeding its events to the
 // gateway, and the gateway's transport, and stops all of them before
-// returning. Client commands (status, tools, call, resync, events), check
-// and trust run on the caller's goroutine.
+// returning. Client commands (status, tools, call, resync, events), check,
+// trust and auth run on the caller's goroutine; `auth login` also serves
+// the OAuth redirect on a loopback listener (actors/oauth.Login, which
+// stops it before returning) and runs $BROWSER to the end.
 //
 // Tokens (token.go): `run` and `serve --transport http` take the token from
 // --token-file, else $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token

@@ -78,6 +78,9 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	opts := f.options(log, io.LookupEnv)
 	opts.Environ = serverEnviron
 	opts.Secrets = []string{token.value}
+	// Servers' log messages become server.log events: ask those that
+	// support logging/setLevel for info and above.
+	opts.LogLevel = "info"
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if listener != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
@@ -39,6 +40,12 @@ type serveFlags struct {
 	noAuth       bool
 	allowOrigins stringList
 	names        gateway.Names
+	// sessionTimeout and maxSessions bound the HTTP gateway's sessions.
+	sessionTimeout time.Duration
+	maxSessions    int
+	// startupWait bounds how long the first lists wait for the first
+	// connect wave.
+	startupWait time.Duration
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -52,6 +59,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (prefix__tool: the server's exposed prefix, which status shows) or bare (as each server names them; of two servers with one name, the first in config order wins)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
+	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
+	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -60,6 +70,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if err := listenImpliesHTTP(fs, &f); err != nil {
 		return f, err
+	}
+	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
+		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
 	}
 	var err error
 	if f.names, err = gateway.ParseNames(*names); err != nil {
@@ -76,6 +89,20 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	f.defaults(func(k string) (string, bool) { return lookupEnv(io, k) })
 	return f, nil
+}
+
+// httpOptions are the gateway's HTTP options from the flags. A flag's 0
+// means off, which HTTPOptions spells negative (its zero is the default).
+func (f serveFlags) httpOptions(token string) gateway.HTTPOptions {
+	o := gateway.HTTPOptions{Token: token, NoAuth: f.noAuth, AllowOrigins: f.allowOrigins,
+		SessionTimeout: f.sessionTimeout, MaxSessions: f.maxSessions}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = -1
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = -1
+	}
+	return o
 }
 
 // homeOr is home, or the user's home directory when home is empty (as
@@ -159,6 +186,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token.value}
+	// Servers' sampling and elicitation requests and log messages go to
+	// the gateway's clients (the relay is bound once the gateway exists).
+	relay := &gateway.Relay{}
+	relay.Install(&opts)
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if ln != nil {
@@ -174,6 +205,8 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// declared first wins: the gateway ranks them by these files.
 	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
 	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order))
+	relay.Bind(gw)
+	gw.HoldFirstLists(f.startupWait, nil)
 	follow, stopFollowing := context.WithCancel(context.Background())
 	followed := make(chan struct{})
 	go func() {
@@ -205,7 +238,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		} else {
 			fmt.Fprintf(io.Stderr, "mcpvisor serve: clients must send Authorization: Bearer TOKEN, the token in %s\n", token.from)
 		}
-		serveErr = gw.ServeListener(ctx, ln, gateway.HTTPOptions{Token: token.value, NoAuth: f.noAuth, AllowOrigins: f.allowOrigins})
+		serveErr = gw.ServeListener(ctx, ln, f.httpOptions(token.value))
 	} else {
 		// A client that closes our stdout before we are done must not
 		// kill the process with SIGPIPE (Go's default for fd 1 and 2):

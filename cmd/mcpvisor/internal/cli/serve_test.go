@@ -82,6 +82,35 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
+// --session-timeout and --max-sessions default to the gateway's defaults;
+// 0 turns each off; negative values are refused.
+func TestServeFlags_SessionLimits(t *testing.T) {
+	t.Parallel()
+	noEnv := IO{Stderr: io.Discard, LookupEnv: func(string) (string, bool) { return "", false }}
+	tests := []struct {
+		args        []string
+		wantTimeout time.Duration
+		wantMax     int
+	}{
+		{nil, gateway.DefaultSessionTimeout, gateway.DefaultMaxSessions},
+		{[]string{"--session-timeout", "90s", "--max-sessions", "7"}, 90 * time.Second, 7},
+		{[]string{"--session-timeout", "0", "--max-sessions", "0"}, -1, -1},
+	}
+	for _, tt := range tests {
+		f, err := parseServeFlags(append([]string{"--transport", "http"}, tt.args...), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := f.httpOptions("tok")
+		if o.SessionTimeout != tt.wantTimeout || o.MaxSessions != tt.wantMax {
+			t.Errorf("%q: timeout %v max %d, want %v %d", tt.args, o.SessionTimeout, o.MaxSessions, tt.wantTimeout, tt.wantMax)
+		}
+	}
+	if _, err := parseServeFlags([]string{"--max-sessions", "-1"}, noEnv); err == nil {
+		t.Error("--max-sessions -1 accepted")
+	}
+}
+
 // A non-loopback listen address is refused before anything starts.
 func TestServe_NonLoopbackListenRefused(t *testing.T) {
 	t.Parallel()

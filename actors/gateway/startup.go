@@ -1,0 +1,188 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// DefaultStartupWait bounds how long the gateway holds its first lists
+// while the fleet's first connect wave is under way.
+const DefaultStartupWait = 5 * time.Second
+
+// statusSource is a Source that also tells the fleet's status
+// (*actors.Supervisor does): the gateway learns from it when the first
+// connect wave has settled and which servers are still starting.
+type statusSource interface {
+	Status() messages.Status
+}
+
+// startup holds list requests until the fleet's first connect wave has
+// settled (messages.Status.Settled) or the startup wait has passed, so a
+// client that lists right after it connects (the MCP Inspector's CLI, a
+// one-shot SDK script) sees every server that came up in time rather
+// than whichever were quickest.
+type startup struct {
+	wait  time.Duration
+	clock quartz.Clock
+
+	once    sync.Once
+	settled chan struct{} // closed once lists may be answered
+}
+
+// heldMethods are the requests held until the fleet settled.
+var heldMethods = map[string]bool{
+	"tools/list":               true,
+	"prompts/list":             true,
+	"resources/list":           true,
+	"resources/templates/list": true,
+}
+
+// HoldFirstLists makes the gateway answer tools/list, prompts/list,
+// resources/list and resources/templates/list only once the fleet's first
+// connect wave has settled, or wait has passed on clock (nil: the real
+// one), whichever is first; until then such requests wait (each bounded by
+// its own context). It needs a Source that reports its status, as
+// *actors.Supervisor does; with another Source it holds nothing. Call it
+// before Run, at most once. Without it, lists are answered at once.
+func (g *Gateway) HoldFirstLists(wait time.Duration, clock quartz.Clock) {
+	if _, ok := g.src.(statusSource); !ok || wait <= 0 {
+		return
+	}
+	if clock == nil {
+		clock = quartz.NewReal()
+	}
+	g.startup = &startup{wait: wait, clock: clock, settled: make(chan struct{})}
+	g.server.AddReceivingMiddleware(g.holdLists)
+}
+
+func (g *Gateway) holdLists(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if heldMethods[method] {
+			select {
+			case <-g.startup.settled:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// runStartup is Run's part: it arms the startup wait and returns what Run
+// calls after each event to see whether the fleet settled, and a stop
+// for Run's end (which releases held requests).
+func (g *Gateway) runStartup() (check func(), stop func()) {
+	s := g.startup
+	if s == nil {
+		return func() {}, func() {}
+	}
+	src := g.src.(statusSource)
+	timer := s.clock.AfterFunc(s.wait, func() {
+		s.release(func() {
+			g.log.Info("startup wait over; answering lists with the servers ready so far", zap.Duration("startupWait", s.wait))
+		})
+	}, "gateway", "startup-wait")
+	check = func() {
+		select {
+		case <-s.settled:
+			return
+		default:
+		}
+		if !src.Status().Settled() {
+			return
+		}
+		// The fleet's view is swapped before its events are published, so
+		// the catalog now is at least as new as the events that settled
+		// it: load it, then answer.
+		g.load()
+		s.release(func() { g.log.Debug("first connect wave settled; answering lists") })
+	}
+	stop = func() {
+		timer.Stop()
+		s.release(func() {})
+	}
+	check()
+	return check, stop
+}
+
+func (s *startup) release(say func()) {
+	s.once.Do(func() {
+		say()
+		close(s.settled)
+	})
+}
+
+// routeStarting is a receiving middleware for tools/call: a call the
+// gateway's server does not know (it answers "unknown tool") may be for a
+// server of the fleet that is not ready yet. For a server still starting
+// that is a result with isError, "server X is starting, try again
+// shortly" (its tools arrive later as a tools/list_changed); for one that
+// failed and will retry, the usual not-ready result; for one that is
+// ready (the gateway has not applied its tools yet) the call goes through.
+// Anything else stays "unknown tool".
+func (g *Gateway) routeStarting(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || call.Params == nil || !unknownTool(err, call.Params.Name) {
+			return res, err
+		}
+		src, ok := g.src.(statusSource)
+		if !ok {
+			return res, err
+		}
+		name := call.Params.Name
+		prefix, _, ok := actors.SplitName(name)
+		if !ok {
+			return res, err
+		}
+		server, state := serverByPrefix(src.Status(), prefix)
+		switch state {
+		case messages.StatePending, messages.StateStarting:
+			return errorResult(fmt.Sprintf("%s: server %q is starting, try again shortly", name, server)), nil
+		case messages.StateFailed:
+			return mapCallError(server, name, fmt.Errorf("%w: %q", actors.ErrNotReady, server))
+		case messages.StateReady:
+			var args any
+			if raw := bytes.TrimSpace(call.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+				args = call.Params.Arguments
+			}
+			out, callErr := g.src.CallTool(ctx, name, args)
+			if callErr != nil {
+				return mapCallError(server, name, callErr)
+			}
+			return passThrough(server, out), nil
+		}
+		return res, err
+	}
+}
+
+// unknownTool reports whether err is the go-sdk's answer to a call of a
+// tool it does not have.
+func unknownTool(err error, name string) bool {
+	var wire *jsonrpc.Error
+	return errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && wire.Message == fmt.Sprintf("unknown tool %q", name)
+}
+
+// serverByPrefix is the server whose exposed prefix is prefix, and its
+// state in st; "" if st has no such server.
+func serverByPrefix(st messages.Status, prefix string) (server string, state messages.State) {
+	for _, s := range st.Servers {
+		if s.Prefix == prefix {
+			return s.Name, s.State
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,261 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// RefreshSkew is how long before its expiry an access token is refreshed.
+const RefreshSkew = time.Minute
+
+// Config is what a session's Handler needs.
+type Config struct {
+	Server string
+	// URL is the server's endpoint; it is the resource tokens are bound to
+	// until protected resource metadata names another.
+	URL string
+	// Spec is the server's oauth object; nil means the defaults.
+	Spec  *messages.OAuthSpec
+	Store Store
+	Clock quartz.Clock
+	// Client makes the requests to the authorization server.
+	Client *http.Client
+	// Context bounds the refreshes made outside a request (the session's
+	// life); nil means none.
+	Context context.Context
+}
+
+// RefreshTimeout bounds one refresh or client-credentials request made
+// for the transport (which gives Token no context), on the clock.
+const RefreshTimeout = 30 * time.Second
+
+// Handler is a session's auth.OAuthHandler. It never runs a browser: with
+// the authorization-code grant it uses (and refreshes) the token `mcpvisor
+// auth login` stored, and when there is none, or it cannot be refreshed,
+// it fails the request with a NeedsAuthError. With the client-credentials
+// grant it fetches tokens itself. Its methods run on the transport's
+// goroutines; a mutex guards its state.
+type Handler struct {
+	cfg Config
+
+	mu      sync.Mutex
+	loaded  bool
+	rec     *Record
+	failure string // why no usable token is at hand
+	stepUps int
+	needs   *NeedsAuthError
+}
+
+var _ auth.OAuthHandler = (*Handler)(nil)
+
+// NewHandler returns the handler of one session.
+func NewHandler(cfg Config) *Handler {
+	if cfg.Client == nil {
+		cfg.Client = http.DefaultClient
+	}
+	return &Handler{cfg: cfg}
+}
+
+// NeedsAuth is the reason the session needs a person, once a request
+// failed for it; nil otherwise.
+func (h *Handler) NeedsAuth() *NeedsAuthError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.needs
+}
+
+// Secrets are the stored token's values, for the session's redactor.
+func (h *Handler) Secrets() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.load()
+	if h.rec == nil {
+		return nil
+	}
+	return h.rec.Secrets()
+}
+
+func (h *Handler) clientCredentials() bool {
+	return h.cfg.Spec != nil && h.cfg.Spec.Grant == messages.GrantClientCredentials
+}
+
+// load reads the stored record once.
+func (h *Handler) load() {
+	if h.loaded {
+		return
+	}
+	h.loaded = true
+	rec, err := h.cfg.Store.Load(h.cfg.Server, h.cfg.URL)
+	switch {
+	case errors.Is(err, ErrNoToken):
+		h.failure = "no token stored"
+	case err != nil:
+		h.failure = err.Error()
+	default:
+		h.rec = rec
+	}
+}
+
+// TokenSource is the handler itself.
+func (h *Handler) TokenSource(context.Context) (oauth2.TokenSource, error) { return h, nil }
+
+// Token returns the access token, refreshing it first when it expires
+// within RefreshSkew on the clock. Without a usable token it returns none,
+// so that the request goes out bare and its 401 reaches Authorize.
+func (h *Handler) Token() (*oauth2.Token, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.load()
+	if h.rec == nil || h.rec.AccessToken == "" {
+		return nil, nil
+	}
+	if !h.rec.Expiry.IsZero() && !h.cfg.Clock.Now().Add(RefreshSkew).Before(h.rec.Expiry) {
+		parent := h.cfg.Context
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, cancel := context.WithCancel(parent)
+		bound := h.cfg.Clock.AfterFunc(RefreshTimeout, cancel, "oauth", "refresh")
+		err := h.renew(ctx)
+		bound.Stop()
+		cancel()
+		if err != nil {
+			h.failure = err.Error()
+			h.rec.AccessToken = "" // expired or about to: never sent again
+			return nil, nil
+		}
+	}
+	return h.rec.token(), nil
+}
+
+// renew refreshes the record's token, or for client credentials fetches a
+// new one, and stores it. Called with mu held.
+func (h *Handler) renew(ctx context.Context) error {
+	now := h.cfg.Clock.Now()
+	if h.clientCredentials() {
+		asm := &oauthex.AuthServerMeta{Issuer: h.rec.Issuer, TokenEndpoint: h.rec.TokenURL}
+		tok, _, err := clientCredentialsToken(ctx, h.cfg.Client, h.cfg.Spec, asm, h.rec.boundTo(), h.rec.Scopes, now)
+		if err != nil {
+			return fmt.Errorf("client credentials: %s", tokenError(err))
+		}
+		h.rec.setToken(tok, now)
+		return h.cfg.Store.Save(h.rec)
+	}
+	if h.rec.RefreshToken == "" {
+		return errors.New("the token expired and there is no refresh token")
+	}
+	cfg := &oauth2.Config{ClientID: h.rec.ClientID, ClientSecret: h.rec.ClientSecret,
+		Endpoint: oauth2.Endpoint{TokenURL: h.rec.TokenURL, AuthStyle: h.rec.AuthStyle}}
+	// A token with only a refresh token makes x/oauth2 refresh at once.
+	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.cfg.Client), &oauth2.Token{RefreshToken: h.rec.RefreshToken}).Token()
+	if err != nil {
+		return fmt.Errorf("refresh failed: %s", tokenError(err))
+	}
+	h.rec.setToken(tok, now)
+	return h.cfg.Store.Save(h.rec)
+}
+
+// tokenError is the OAuth error code and description of a failed token
+// request, or its error text: never the response body.
+func tokenError(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		if re.ErrorCode != "" {
+			return strings.TrimSpace(re.ErrorCode + " " + re.ErrorDescription)
+		}
+		if re.Response != nil {
+			return "the authorization server answered " + re.Response.Status
+		}
+	}
+	return err.Error()
+}
+
+// Authorize handles a 401 or 403 answer: a refresh (once per stored
+// token), a client-credentials token, or a NeedsAuthError.
+func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	defer io.Copy(io.Discard, resp.Body)
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	insufficient := challengeError(challenges) == "insufficient_scope"
+	if resp.StatusCode == http.StatusForbidden && !insufficient {
+		return nil // not about authorization: the retry answers the caller
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.load()
+	asked := challengeScopes(challenges)
+	if insufficient {
+		h.stepUps++
+		if h.stepUps > 1 {
+			return h.needAuth(fmt.Sprintf("the server still asks for scope %q after a step-up", strings.Join(asked, " ")))
+		}
+	}
+	if h.clientCredentials() {
+		return h.fetchClientCredentials(ctx, challenges, asked)
+	}
+	if insufficient {
+		if h.rec != nil {
+			h.rec.WantScopes = union(h.rec.WantScopes, asked)
+			_ = h.cfg.Store.Save(h.rec) // the next login asks for the union
+		}
+		return h.needAuth(fmt.Sprintf("the server asks for scope %q", strings.Join(asked, " ")))
+	}
+	if h.rec != nil && h.rec.RefreshToken != "" && h.rec.AccessToken != "" {
+		// The server refused a token it should take: refresh once.
+		if err := h.renew(ctx); err != nil {
+			h.rec.AccessToken = ""
+			return h.needAuth(err.Error())
+		}
+		return nil
+	}
+	if h.rec != nil && h.failure == "" {
+		h.failure = "the server refused the stored token"
+	}
+	return h.needAuth(h.failure)
+}
+
+func (h *Handler) needAuth(reason string) error {
+	h.needs = &NeedsAuthError{Server: h.cfg.Server, Reason: reason}
+	return h.needs
+}
+
+// fetchClientCredentials gets a token with the client-credentials grant,
+// discovering the authorization server first. Called with mu held.
+func (h *Handler) fetchClientCredentials(ctx context.Context, challenges []oauthex.Challenge, asked []string) error {
+	d, err := discover(ctx, h.cfg.Client, h.cfg.URL, challenges)
+	if err != nil {
+		return fmt.Errorf("oauth discovery: %w", err)
+	}
+	scopes := h.cfg.Spec.Scopes
+	if len(asked) > 0 {
+		scopes = union(scopes, asked)
+	} else if len(scopes) == 0 && d.prm != nil {
+		scopes = d.prm.ScopesSupported
+	}
+	if h.rec != nil {
+		scopes = union(h.rec.Scopes, scopes)
+	}
+	now := h.cfg.Clock.Now()
+	tok, style, err := clientCredentialsToken(ctx, h.cfg.Client, h.cfg.Spec, d.asm, d.resource, scopes, now)
+	if err != nil {
+		return fmt.Errorf("client credentials: %s", tokenError(err))
+	}
+	rec := &Record{Server: h.cfg.Server, Resource: h.cfg.URL, BoundTo: d.resource, Issuer: d.asm.Issuer, TokenURL: d.asm.TokenEndpoint,
+		RevocationURL: d.asm.RevocationEndpoint, ClientID: h.cfg.Spec.ClientID, AuthStyle: style, Scopes: scopes}
+	rec.setToken(tok, now)
+	h.rec, h.failure = rec, ""
+	return h.cfg.Store.Save(rec)
+}

@@ -1,0 +1,178 @@
+package oauth_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// codeServer is an authorization server for the authorization-code grant:
+// dynamic registration, PKCE S256 and the resource parameter checked.
+type codeServer struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	pending  map[string]url.Values // code -> the authorize request
+	resource string
+}
+
+func newCodeServer(t *testing.T) *codeServer {
+	c := &codeServer{pending: map[string]url.Values{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"issuer": c.srv.URL, "authorization_endpoint": c.srv.URL + "/authorize",
+			"token_endpoint": c.srv.URL + "/token", "registration_endpoint": c.srv.URL + "/register",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		m["client_id"] = "registered-client"
+		writeJSON(w, 201, m)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("code_challenge_method") != "S256" || q.Get("resource") == "" {
+			http.Error(w, "PKCE S256 and resource required", 400)
+			return
+		}
+		c.mu.Lock()
+		c.pending["code-1"] = q
+		c.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		c.mu.Lock()
+		q := c.pending[r.PostForm.Get("code")]
+		c.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		if q == nil || base64.RawURLEncoding.EncodeToString(sum[:]) != q.Get("code_challenge") || r.PostForm.Get("resource") != q.Get("resource") {
+			writeJSON(w, 400, map[string]any{"error": "invalid_grant"})
+			return
+		}
+		c.mu.Lock()
+		c.resource = q.Get("resource")
+		c.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"access_token": "login-access-zq", "token_type": "Bearer", "expires_in": 600,
+			"refresh_token": "login-refresh-zq", "scope": "tools"})
+	})
+	c.srv = httptest.NewServer(mux)
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// protected serves an MCP server accepting only "login-access-zq".
+func protected(t *testing.T, as string) string {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		if tok != "login-access-zq" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	m := mcp.NewServer(&mcp.Implementation{Name: "p", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Stateless: true})
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/mcp"})(h))
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: srv.URL + "/mcp", AuthorizationServers: []string{as}, ScopesSupported: []string{"tools"}}))
+	return srv.URL + "/mcp"
+}
+
+// Login discovers, registers, runs PKCE through the loopback redirect and
+// stores the token bound to the resource, in a file only the user reads.
+func TestLogin_AuthorizationCodeThroughTheLoopbackRedirect(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	as := newCodeServer(t)
+	u := protected(t, as.srv.URL)
+	dir := t.TempDir()
+	var opened string
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u},
+		Store: oauth.Store{Dir: dir},
+		Open: func(authURL string) error {
+			opened = authURL
+			resp, err := http.Get(authURL) // the "browser" follows the redirect to the loopback listener
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if !strings.Contains(opened, "code_challenge_method=S256") || !strings.Contains(opened, "redirect_uri=http%3A%2F%2F127.0.0.1%3A") {
+		t.Errorf("authorization URL %s lacks PKCE or the loopback redirect", opened)
+	}
+	if as.resource != u {
+		t.Errorf("token bound to %q, want %q", as.resource, u)
+	}
+	if rec.ClientID != "registered-client" || rec.RefreshToken != "login-refresh-zq" {
+		t.Errorf("record %+v", rec.Summary())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("token files %v", files)
+	}
+	if info, _ := os.Stat(files[0]); info.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", info.Mode().Perm())
+	}
+	loaded, err := oauth.Store{Dir: dir}.Load("remote", u)
+	if err != nil || loaded.AccessToken != "login-access-zq" {
+		t.Errorf("load: %v", err)
+	}
+}
+
+// A redirect whose state does not match is refused.
+func TestLogin_StateMismatchIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	as := newCodeServer(t)
+	u := protected(t, as.srv.URL)
+	_, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u},
+		Store: oauth.Store{Dir: t.TempDir()},
+		Open: func(authURL string) error {
+			p, _ := url.Parse(authURL)
+			redirect := p.Query().Get("redirect_uri")
+			resp, err := http.Get(redirect + "?code=code-1&state=forged")
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			return nil
+		},
+	})
+	if err == nil || !strings.Contains(err.Error(), "state mismatch") {
+		t.Fatalf("login with a forged state: %v", err)
+	}
+}

@@ -1,0 +1,71 @@
+package actors
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// attachOAuth gives a streamable HTTP session an OAuth handler over the
+// token store, unless OAuth is off or the entry sets its own
+// Authorization header (which then is all the authorization it sends).
+// The stored token's values join the session's redactor.
+func (s *sessionActor) attachOAuth(cn *conn) {
+	st, ok := cn.transport.(*mcp.StreamableClientTransport)
+	if !ok || !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) {
+		return
+	}
+	client := &http.Client{}
+	if cn.http != nil {
+		client.Transport = cn.http // loopback-friendly, closed with the session
+	}
+	s.oauth = oauth.NewHandler(oauth.Config{
+		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
+		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
+	})
+	st.OAuthHandler = s.oauth
+	if secrets := s.oauth.Secrets(); len(secrets) > 0 {
+		s.redactor = s.redactor.With(secrets...)
+	}
+}
+
+// hasAuthorization reports an Authorization header set by hand.
+func hasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
+}
+
+// authFailure marks a failure that only a login can cure: the fleet then
+// parks the server in needs-auth, with the handler's message saying what
+// to run.
+func (s *sessionActor) authFailure(m *messages.ServerFailed) *messages.ServerFailed {
+	if s.oauth == nil {
+		return m
+	}
+	if na := s.oauth.NeedsAuth(); na != nil {
+		m.NeedsAuth, m.Error, m.StderrTail = true, s.redactor.Redact(na.Error()), nil
+	}
+	return m
+}
+
+// authNeeded tells the session actor that a call was refused for want of
+// authorization that only a login can give (a scope step-up).
+type authNeeded struct{}
+
+// authNeeded parks the server in needs-auth, as listFailed fails it: the
+// lifeline then closes the connection.
+func (s *sessionActor) authNeeded(c actor.Context) {
+	if s.cs == nil || s.failed {
+		return
+	}
+	s.listFailed(c, s.oauth.NeedsAuth())
+}

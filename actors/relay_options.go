@@ -1,0 +1,86 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// CallOption changes one call made through the Supervisor (CallTool).
+type CallOption func(*callOptions)
+
+// callOptions are what the options of one call set.
+type callOptions struct {
+	progress   func(messages.Progress)
+	logLevel   string
+	callerCaps *mcp.ClientCapabilities
+}
+
+// WithProgress asks the upstream server for progress on this call (its
+// request carries a progressToken of mcpvisor's own, unique to the call)
+// and hands every notifications/progress for it to f, in the order the
+// server sent them. f runs on the session's notification goroutine: it
+// must be quick and must not call back into the Supervisor. When the
+// server's config sets resetTimeoutOnProgress, each notification also
+// restarts the call's timeout.
+func WithProgress(f func(messages.Progress)) CallOption {
+	return func(o *callOptions) { o.progress = f }
+}
+
+// WithLogLevel sends level (debug ... emergency) as the call's log level
+// to servers on protocol 2026-07-28, where the level travels with each
+// request (its _meta io.modelcontextprotocol/logLevel) instead of a
+// logging/setLevel. Older servers use the level of SetLogLevel.
+func WithLogLevel(level string) CallOption {
+	return func(o *callOptions) { o.logLevel = level }
+}
+
+// WithClientCapabilities says what the caller itself can answer (its
+// client's capabilities). On protocol 2026-07-28, where each request
+// carries its client's capabilities, the call then tells the server only
+// of the sampling and elicitation the caller can answer, so a server that
+// gates on them treats the call as the caller's own. Roots stay as the
+// session advertises them.
+func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
+	return func(o *callOptions) { o.callerCaps = caps }
+}
+
+func buildCallOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+type callerKey struct{}
+
+// WithCaller marks ctx as a call made on behalf of caller (any comparable
+// value naming who asked: the gateway passes its client's session). A
+// request an upstream server sends while that call is in flight
+// (sampling, elicitation) reaches the Options handlers with a context
+// derived from the call's, so CallerOf names who to ask.
+func WithCaller(ctx context.Context, caller any) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// CallerOf returns the caller WithCaller put in ctx, or nil.
+func CallerOf(ctx context.Context) any { return ctx.Value(callerKey{}) }
+
+// resettingProgress is the progress callback of a call on a server with
+// resetTimeoutOnProgress: it restarts the Supervisor's own bound on the
+// call, then hands the notification to the caller's callback, if any. A
+// call on such a server always asks for progress, so that the server can
+// keep it alive.
+func resettingProgress(f func(messages.Progress), reset func()) func(messages.Progress) {
+	return func(p messages.Progress) {
+		reset()
+		if f != nil {
+			f(p)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A server sends a call's notifications/progress before its response, but
+// the go-sdk hands the response to the caller as soon as it is read and
+// the notifications to a handler goroutine that may not have run yet: the
+// call could end, and its last notifications be dropped or given to no
+// call, before they were relayed. So the session counts the progress and
+// log notifications it reads, and a call ends only once every one read
+// before its response was handled (sessionRelay.drain).
+//
+// Counting needs the connection's reads, so the transport is wrapped. The
+// streamable HTTP client's connection cannot be (the go-sdk tells it of
+// the session's state through a method no other package can implement),
+// so there the HTTP client's response bodies are: the events of every SSE
+// stream are counted as they are read, before the go-sdk parses them.
+//
+// A count the go-sdk does not match (a replayed event it skips, a message
+// it drops) would hold a call back for nothing: drain waits at most
+// maxDrain.
+
+// orderedTransport wraps t so that the relay counts what is read.
+func (r *sessionRelay) orderedTransport(t mcp.Transport) mcp.Transport {
+	if st, ok := t.(*mcp.StreamableClientTransport); ok {
+		cp := *st // before Connect: nothing in it is in use yet
+		hc := http.Client{}
+		if st.HTTPClient != nil {
+			hc = *st.HTTPClient
+		}
+		base := hc.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		hc.Transport = &sseCounting{base: base, relay: r}
+		cp.HTTPClient = &hc
+		r.counted.Store(true)
+		return &cp
+	}
+	return &readCounting{Transport: t, relay: r}
+}
+
+// sseCounting counts the relayed notifications in every SSE response.
+type sseCounting struct {
+	base  http.RoundTripper
+	relay *sessionRelay
+}
+
+func (t *sseCounting) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &sseCounter{ReadCloser: resp.Body, relay: t.relay}
+	}
+	return resp, err
+}
+
+// sseCounter follows an SSE body line by line; at the blank line that
+// ends an event, it counts the event's data if that is a relayed
+// notification. It counts before the bytes reach the go-sdk.
+type sseCounter struct {
+	io.ReadCloser
+	relay      *sessionRelay
+	line, data []byte
+}
+
+func (c *sseCounter) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			c.line = append(c.line, b)
+			continue
+		}
+		line := bytes.TrimSuffix(c.line, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if len(c.data) > 0 && isRelayedNotification(c.data) {
+				c.relay.read.Add(1)
+			}
+			c.data = c.data[:0]
+		case bytes.HasPrefix(line, []byte("data:")):
+			c.data = append(c.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+		c.line = c.line[:0]
+	}
+	return n, err
+}
+
+// isRelayedNotification reports whether an SSE event's data is one
+// JSON-RPC notification of relayedNotifications.
+func isRelayedNotification(data []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.ID == nil && relayedNotifications[m.Method]
+}
+
+// relayedNotifications are the notifications whose handlers count
+// themselves handled (sessionRelay.relayed).
+var relayedNotifications = map[string]bool{"notifications/progress": true, "notifications/message": true}
+
+type readCounting struct {
+	mcp.Transport
+	relay *sessionRelay
+}
+
+func (t *readCounting) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.relay.counted.Store(true)
+	return &countingConn{Connection: c, relay: t.relay}, nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	relay *sessionRelay
+}
+
+func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && relayedNotifications[req.Method] && !req.IsCall() {
+		c.relay.read.Add(1)
+	}
+	return msg, err
+}

@@ -1,0 +1,133 @@
+//lint:file-ignore SA1019 roots are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
+
+package actors
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Roots: a server's roots are the ones its config lists (live: a change is
+// announced with notifications/roots/list_changed, no restart), else the
+// embedder's Options.Roots. The go-sdk client answers roots/list itself
+// from its set (also for input requests on 2026-07-28), so the session
+// keeps that set equal to what it should be.
+
+// Messages private to roots.
+type (
+	// updateRoots carries a live change of the server's configured roots
+	// from the reconciler to its running session.
+	updateRoots struct{ roots []string }
+	// refreshRoots asks a session to read Options.Roots again.
+	refreshRoots struct{}
+)
+
+// rootsAdvertised says whether a session for these settings advertises
+// roots: its config lists some, or the embedder answers for it.
+func (s *sessionActor) rootsAdvertised() bool {
+	return len(s.spec.Roots) > 0 || s.env.opts.Roots != nil
+}
+
+// rootsNow is the set the server should see now.
+func (s *sessionActor) rootsNow() []*mcp.Root {
+	if len(s.spec.Roots) > 0 {
+		out := make([]*mcp.Root, len(s.spec.Roots))
+		for i, uri := range s.spec.Roots {
+			out[i] = &mcp.Root{URI: uri}
+		}
+		return out
+	}
+	if s.env.opts.Roots != nil {
+		return s.env.opts.Roots()
+	}
+	return nil
+}
+
+func (s *sessionActor) updateRoots(m *updateRoots) {
+	s.spec.Roots = m.roots
+	s.pushRoots()
+}
+
+// pushRoots brings the client's roots in line with rootsNow, on a
+// goroutine (the go-sdk notifies the server from AddRoots/RemoveRoots).
+// A session that did not advertise roots at connect cannot start now:
+// its server learns of them at its next connect.
+func (s *sessionActor) pushRoots() {
+	if s.client == nil {
+		return
+	}
+	if !s.advertisedRoots {
+		s.log.Warn("roots apply at the server's next connect: its session did not advertise roots")
+		return
+	}
+	s.rootsSync.want(s.rootsNow())
+	sync, client := s.rootsSync, s.client
+	s.env.work.Add(1)
+	go func() {
+		defer s.env.work.Done()
+		sync.apply(client)
+	}()
+}
+
+// rootsSync applies the newest wanted roots to a client; concurrent
+// applies end with the newest set, whatever order they run in.
+type rootsSync struct {
+	mu      sync.Mutex
+	wanted  []*mcp.Root
+	applied map[string]bool
+}
+
+func (r *rootsSync) want(roots []*mcp.Root) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wanted = slices.Clone(roots)
+}
+
+func (r *rootsSync) apply(client *mcp.Client) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := make(map[string]bool, len(r.wanted))
+	for _, root := range r.wanted {
+		next[root.URI] = true
+	}
+	if r.applied != nil && maps.Equal(next, r.applied) {
+		return // nothing to announce
+	}
+	var gone []string
+	for uri := range r.applied {
+		if !next[uri] {
+			gone = append(gone, uri)
+		}
+	}
+	slices.Sort(gone)
+	client.RemoveRoots(gone...)
+	client.AddRoots(r.wanted...)
+	r.applied = next
+}
+
+// RefreshRoots makes every server that takes its roots from Options.Roots
+// read them again; changed roots are announced to the servers.
+func (s *Supervisor) RefreshRoots() {
+	for _, row := range s.view.load().rows {
+		if row.session != nil {
+			s.sys.Root.Send(row.session, &refreshRoots{})
+		}
+	}
+}
+
+// pushLiveRoots tells each running session whose configured roots changed
+// in this refresh (same session, other roots) about them.
+func (r *reconcilerActor) pushLiveRoots(c actor.Context, old *fleetSnapshot, names []string) {
+	now := r.view.load()
+	for _, name := range names {
+		was, ok1 := old.row(name)
+		is, ok2 := now.row(name)
+		if ok1 && ok2 && is.session != nil && was.session == is.session && !slices.Equal(was.roots, is.roots) {
+			c.Send(is.session, &updateRoots{roots: is.roots})
+		}
+	}
+}

@@ -1,0 +1,261 @@
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
+
+package actors
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/quartz"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// sessionRelay carries what an upstream server sends back while it serves
+// (progress, log messages, requests for sampling, elicitation and roots)
+// to whoever can take it: the call it belongs to, the embedder's handlers
+// in Options, or the journal. One exists per session; the go-sdk calls its
+// handlers on the connection's goroutines, and the session's call
+// goroutines register and end their calls, so it has a lock of its own
+// and never touches the actor.
+//
+// Which call a request belongs to: on protocol 2026-07-28 a request is an
+// input request inside the call's result, fulfilled under the call's own
+// context, so the call is known. On 2025-11-25 it is a real request on the
+// connection, and the go-sdk does not say which call it came during: it is
+// given to the only call in flight, or to the newest one if every call in
+// flight has the same caller (WithCaller); otherwise it has no call, and
+// the handler decides (the gateway asks its only client, or refuses).
+type sessionRelay struct {
+	env      *environment
+	server   string
+	session  uint64
+	redactor *reconciler.Redactor
+	logs     *logLimiter
+
+	// advertised is the session's own capabilities (set before connect).
+	advertised *mcp.ClientCapabilities
+
+	// counted: the connection's reads are counted (relay_order.go), so
+	// calls can wait for what came before their response to be relayed.
+	// read counts the relayed notifications (progress, log messages) the
+	// connection read; handled those relayed, changed is closed and
+	// replaced whenever handled grows (both under mu).
+	counted atomic.Bool
+	read    atomic.Uint64
+
+	mu      sync.Mutex
+	handled uint64
+	changed chan struct{}
+	next    uint64
+	calls   map[uint64]*inflightCall // by call number
+	tokens  map[string]*inflightCall // by upstream progress token
+}
+
+// inflightCall is one call the session is serving.
+type inflightCall struct {
+	relay    *sessionRelay
+	n        uint64
+	ctx      context.Context
+	caller   any
+	progress func(messages.Progress)
+	// reset restarts the call's timeout (resetTimeoutOnProgress), or nil.
+	reset func()
+	// token is the call's upstream progress token ("" for none); level
+	// the log level its request carries on protocol 2026-07-28, and
+	// callerCaps what its caller can answer (nil: unknown).
+	token, level string
+	callerCaps   *mcp.ClientCapabilities
+}
+
+// inCallKey marks a context derived from a call's: a request handled
+// under it (an input request on 2026-07-28) belongs to that call.
+type inCallKey struct{}
+
+func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor *reconciler.Redactor) *sessionRelay {
+	return &sessionRelay{
+		env: env, server: spec.Name, session: session, redactor: redactor,
+		logs:    newLogLimiter(env.clock),
+		changed: make(chan struct{}),
+		calls:   map[uint64]*inflightCall{},
+		tokens:  map[string]*inflightCall{},
+	}
+}
+
+// begin registers a call about to be sent; the returned context marks it
+// (inCallKey), token is the progress token to send ("" if the caller
+// wants no progress), and end must be called once the call returned and
+// drained.
+func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (c *inflightCall, end func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	level := o.logLevel
+	if level == "" {
+		level = r.env.upstreamLogLevel()
+	}
+	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps}
+	c.ctx = context.WithValue(ctx, inCallKey{}, c)
+	r.calls[c.n] = c
+	if o.progress != nil {
+		// Unique within the session, which is all the server sees: two
+		// gateway clients' own tokens never meet upstream.
+		c.token = "mcpvisor-" + strconv.FormatUint(c.n, 10)
+		r.tokens[c.token] = c
+	}
+	return c, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.calls, c.n)
+		if c.token != "" {
+			delete(r.tokens, c.token)
+		}
+	}
+}
+
+// onProgress hands an upstream notifications/progress to its call.
+func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	defer r.relayed()
+	p := req.Params
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return // not a token of ours
+	}
+	r.mu.Lock()
+	c := r.tokens[token]
+	r.mu.Unlock()
+	if c == nil {
+		return // the call has ended
+	}
+	if c.reset != nil {
+		c.reset()
+	}
+	c.progress(messages.Progress{Server: r.server, Progress: p.Progress, Total: p.Total, Message: r.redactor.Redact(p.Message)})
+}
+
+// relayed counts one relayed notification as handled.
+func (r *sessionRelay) relayed() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handled++
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// drain waits, after a call returned, until every relayed notification
+// read before its response (and perhaps a few after) was handled, so
+// that the call is still in flight while they are (see relay_order.go);
+// or until ctx ends.
+func (r *sessionRelay) drain(ctx context.Context) {
+	if !r.counted.Load() {
+		return
+	}
+	target := r.read.Load()
+	var bound *quartz.Timer
+	for {
+		r.mu.Lock()
+		caught, changed := r.handled >= target, r.changed
+		r.mu.Unlock()
+		if caught {
+			return
+		}
+		if bound == nil {
+			// Only a call that has something left to wait for arms it.
+			bound = r.env.clock.NewTimer(maxDrain, "relay", "drain")
+			defer bound.Stop()
+		}
+		select {
+		case <-changed:
+		case <-bound.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// maxDrain bounds how long a returned call waits for the notifications
+// read before its response (see relay_order.go).
+const maxDrain = time.Second
+
+// callContext returns the context a server-to-client request is handled
+// under: the context of the call it belongs to (see sessionRelay), ended
+// when either the call or the request ends, and whether it belongs to
+// one. The caller must call done.
+func (r *sessionRelay) callContext(reqCtx context.Context) (ctx context.Context, inCall bool, done func()) {
+	if reqCtx.Value(inCallKey{}) != nil {
+		return reqCtx, true, func() {}
+	}
+	c := r.soleCall()
+	if c == nil {
+		return reqCtx, false, func() {}
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	stop := context.AfterFunc(reqCtx, cancel)
+	return ctx, true, func() { stop(); cancel() }
+}
+
+// soleCall is the call a request of unknown origin belongs to: the only
+// call in flight, or the newest if all have one caller; else nil.
+func (r *sessionRelay) soleCall() *inflightCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var newest *inflightCall
+	for _, c := range r.calls {
+		switch {
+		case newest == nil:
+			newest = c
+		case c.caller == nil || c.caller != newest.caller:
+			return nil
+		case c.n > newest.n:
+			newest = c
+		}
+	}
+	return newest
+}
+
+// relayParams completes the params of a request sent under ctx (the
+// context begin returned): its progress token, if it asked for progress,
+// and on protocol 2026-07-28 its log level.
+func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
+	c, _ := ctx.Value(inCallKey{}).(*inflightCall)
+	if c == nil {
+		return
+	}
+	r := c.relay
+	if c.token != "" {
+		p.SetProgressToken(c.token)
+	}
+	init := cs.InitializeResult()
+	if init == nil || init.ProtocolVersion < statelessProtocol || (c.level == "" && c.callerCaps == nil) {
+		return
+	}
+	meta := p.GetMeta()
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if c.level != "" {
+		meta[mcp.MetaKeyLogLevel] = c.level
+	}
+	if c.callerCaps != nil && r != nil && r.advertised != nil {
+		caps := *r.advertised
+		if c.callerCaps.Sampling == nil {
+			caps.Sampling = nil
+		}
+		if c.callerCaps.Elicitation == nil {
+			caps.Elicitation = nil
+		}
+		// The wire form the go-sdk sends (its roots field is RootsV2).
+		meta[mcp.MetaKeyClientCapabilities] = struct {
+			mcp.ClientCapabilities
+			Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+		}{caps, caps.RootsV2}
+	}
+	p.SetMeta(meta)
+}
