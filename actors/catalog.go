@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,19 +20,15 @@ import (
 // ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
 
 // Prompts returns the prompts of every ready server, sorted by server and
-// name. Expose each as QualifiedName(p.Server, p.Name).
+// name. Expose each as QualifiedName(p.Prefix, p.Name).
 func (s *Supervisor) Prompts() []messages.Prompt {
 	return s.view.load().prompts()
 }
 
-// GetPrompt gets a prompt by its qualified name (QualifiedName(server,
+// GetPrompt gets a prompt by its exposed name (QualifiedName(prefix,
 // prompt)) with its arguments. Options as for CallTool.
 func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
-	server, prompt, err := SplitName(name)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.promptRow(server, prompt)
+	row, prompt, err := s.promptRow(name)
 	if err != nil {
 		return nil, err
 	}
@@ -46,21 +43,13 @@ func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string
 	return res.(*mcp.GetPromptResult), nil
 }
 
-// promptRow finds the ready server that exposes a prompt.
-func (s *Supervisor) promptRow(server, prompt string) (*serverRow, error) {
+// promptRow finds the ready server that exposes a prompt by its exposed
+// name, and the server's own name for it.
+func (s *Supervisor) promptRow(name string) (*serverRow, string, error) {
 	if err := s.Err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	row, ok := s.view.load().row(server)
-	switch {
-	case !ok:
-		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
-	case !row.ready:
-		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
-	case !row.cat.hasPrompt(prompt):
-		return nil, fmt.Errorf("%w: %q has no prompt %q", ErrUnknownPrompt, server, prompt)
-	}
-	return row, nil
+	return s.view.load().routeItem(name, promptItems)
 }
 
 // Resources returns the resources of every ready server, sorted by server
@@ -120,11 +109,12 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 	up := *ref
 	switch ref.Type {
 	case "ref/prompt":
-		server, prompt, err := SplitName(ref.Name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadReference, err)
-		}
-		if row, err = s.promptRow(server, prompt); err != nil {
+		var prompt string
+		var err error
+		if row, prompt, err = s.promptRow(ref.Name); err != nil {
+			if errors.Is(err, ErrBadToolName) {
+				return nil, fmt.Errorf("%w: %w", ErrBadReference, err)
+			}
 			return nil, err
 		}
 		up.Name = prompt

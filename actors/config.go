@@ -89,13 +89,18 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
 	paths, lastGood, trust := a.paths, a.lastGood, a.trust
-	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home}
+	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home, Workspace: a.env.opts.Workspace, FileExists: fileExists, ReadFile: readEnvFile, ProjectDir: a.env.opts.WorkDir}
+	inputsFile, log := a.inputsFile(), a.log
 	a.env.work.Add(1)
 	go func() {
 		defer a.env.work.Done()
 		// Load calls the embedder's LookupEnv.
 		defer recoverTo(root, self, "reading the config files")
 		opts.Trust = trust.policy()
+		var err error
+		if opts.Inputs, err = inputsFor(inputsFile); err != nil {
+			log.Warn("input store unusable: entries with inputs wait for them", zap.String("error", err.Error()))
+		}
 		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()

@@ -15,8 +15,8 @@
 //	            the owning server's current session hold each upstream
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
-//	watcher     owns the file watcher (config files and trust store); its
-//	            callbacks become FileChanged
+//	watcher     owns the file watcher (config files, trust store and input
+//	            store); its callbacks become FileChanged
 //	session     one per live session: dials, lists its catalog (tools,
 //	            prompts, resources, templates) and follows list_changed,
 //	            serves calls, gets, reads and completions, holds resource
@@ -42,9 +42,13 @@
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close; each tool call, prompt get, resource read, completion,
 //     subscribe and unsubscribe, each re-list of a kind and each health
-//     probe runs on its own goroutine; the config actor reads files on a goroutine
-//     (the config files and the trust store, when Options.ApprovalRequired
-//     names project files);
+//     probe runs on its own goroutine; the config actor reads files on a
+//     goroutine (the config files, envFiles, the input store, and the
+//     trust store when Options.ApprovalRequired names project files);
+//   - An entry's headersHelper subprocess runs on the goroutine of the HTTP
+//     request that needs its headers (the lifeline's during the
+//     handshake), under that request's context: cancelling it kills the
+//     helper's process group, and the request waits for it;
 //     timers (connect, call, list, subscribe, probe, backoff, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which

@@ -6,7 +6,7 @@ import "errors"
 // subscription can fail with; callers branch on them with errors.Is
 // (the HTTP API maps each to a status code).
 var (
-	// ErrUnknownServer: no server of that name is configured.
+	// ErrUnknownServer: no configured server has that exposed prefix.
 	ErrUnknownServer = errors.New("unknown server")
 	// ErrUnknownTool: the server does not expose a tool of that name (it
 	// does not have it, or the allow and deny lists hide it).
@@ -19,7 +19,7 @@ var (
 	// that URI and no resource template matching it).
 	ErrUnknownResource = errors.New("resource not exposed")
 	// ErrBadReference: a completion reference that is neither a prompt
-	// (ref/prompt with a server__prompt name) nor a resource (ref/resource
+	// (ref/prompt with a prefix__prompt name) nor a resource (ref/resource
 	// with a URI or URI template).
 	ErrBadReference = errors.New("bad completion reference")
 	// ErrUpstream: the server or the transport failed the call.
@@ -33,6 +33,7 @@ var (
 	// ErrFailed: a core actor failed and the supervisor ended
 	// (Supervisor.Err wraps it, naming the actor and the reason).
 	ErrFailed = errors.New("supervisor failed")
-	// ErrBadToolName: a tool name that is not server__tool.
-	ErrBadToolName = errors.New("tool name must be server__tool")
+	// ErrBadToolName: a tool name that is not prefix__tool (and no server
+	// exposes tools by their own names).
+	ErrBadToolName = errors.New("tool name must be prefix__tool")
 )

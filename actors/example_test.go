@@ -45,7 +45,7 @@ func Example() {
 
 	ready := waitForState(ctx, events, "notes", messages.StateReady)
 	for _, t := range sup.Tools() {
-		fmt.Println("tool:", actors.QualifiedName(t.Server, t.Name))
+		fmt.Println("tool:", actors.QualifiedName(t.Prefix, t.Name))
 	}
 	res, err := sup.CallTool(ctx, "notes__echo", map[string]any{"message": "hello"})
 	if err != nil {

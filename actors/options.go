@@ -77,6 +77,15 @@ type Options struct {
 	// files and watched like them, so an approval applies at once. Empty
 	// with ApprovalRequired set: nothing is approved.
 	TrustFile string
+	// InputsFile is the store of VS Code input values (`mcpvisor input
+	// set`), read on every read of the config and watched like the
+	// config files: setting a value starts the entries that waited for
+	// it. "" stores none (MCPVISOR_INPUT_<ID> still counts).
+	InputsFile string
+	// Workspace overrides the folder ${workspaceFolder} names (default:
+	// the folder that holds .vscode/ for a .vscode/mcp.json, else the
+	// config file's folder).
+	Workspace string
 
 	// ConnectTimeout and CallTimeout are the defaults for servers that do
 	// not set their own (30s, 60s). StopGrace is how long a stopping server

@@ -239,7 +239,8 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 		ls.stderr = m.stderr
 	}
 	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
-		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped})
+		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
+		Transport: m.transport})
 }
 
 // armRetry arms a quartz timer whose callback only sends.

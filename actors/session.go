@@ -79,6 +79,8 @@ type (
 		pid int
 		cat catalog
 		err error
+		// transport is the transport that worked (see connectDetecting).
+		transport messages.Transport
 	}
 	// lifelineEnded says the connection is gone: it died (err, exit code) or
 	// was closed because the actor asked (stopped).
@@ -129,6 +131,8 @@ type (
 		id     uint64
 		pid    int
 		cat    catalog
+		// transport is the transport that worked.
+		transport messages.Transport
 		// stderr returns the server's stderr tail, redacted, at the time
 		// of the call (nil for HTTP servers).
 		stderr func() []string
@@ -212,6 +216,12 @@ func (s *sessionActor) start(c actor.Context) {
 	if err == nil {
 		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace, s.env.clock)
 	}
+	if err == nil && s.spec.HeadersHelper != "" {
+		var helperEnv []string
+		if helperEnv, err = callEnviron(s.env.opts.Environ); err == nil {
+			cn = withHeadersHelper(s.spec, helperEnv, cn)
+		}
+	}
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
@@ -255,7 +265,7 @@ func (s *sessionActor) start(c actor.Context) {
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
 	cs, cat, cancel, err := s.connect(ctx, client, cn)
 	defer cn.release()
-	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err})
+	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
 	if err != nil {
 		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
 		// Asked to stop while connecting: that is a stop, not a failure.
@@ -289,7 +299,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := client.Connect(dctx, s.relay.orderedTransport(cn.transport), nil)
+	cs, err := connectDetecting(dctx, client, cn, s.relay.orderedTransport)
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
@@ -383,7 +393,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 	s.cs = m.cs
 	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.cat.tools)),
 		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
-	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, stderr: s.stderrReader()})
+	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, transport: m.transport, stderr: s.stderrReader()})
 	s.scheduleProbe(c)
 	s.applyLogLevel(s.env.upstreamLogLevel(), nil)
 	if kinds := s.relistPending; kinds != 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,7 +144,7 @@ func (s *Supervisor) Status() messages.Status {
 }
 
 // Tools returns the exposed tools of every ready server, sorted by server
-// and name. Expose each as QualifiedName(t.Server, t.Name). A failed
+// and name. Expose each as QualifiedName(t.Prefix, t.Name). A failed
 // Supervisor has none.
 func (s *Supervisor) Tools() []messages.Tool {
 	if s.env.ending.failed() != nil {
@@ -176,42 +175,22 @@ func (s *Supervisor) replyErr(err error) error {
 	return err
 }
 
-// QualifiedName is how a tool is named across the fleet: server__tool.
-func QualifiedName(server, tool string) string { return server + "__" + tool }
-
-// SplitName splits a server__tool name at its first "__" (server names
-// cannot contain "__", tool names may).
-func SplitName(name string) (server, tool string, err error) {
-	server, tool, ok := strings.Cut(name, "__")
-	if !ok || server == "" || tool == "" {
-		return "", "", fmt.Errorf("%w: %q", ErrBadToolName, name)
-	}
-	return server, tool, nil
-}
-
-// CallTool calls a tool by its server__tool name. A result with IsError set
-// is a successful call. Errors wrap ErrBadToolName, ErrUnknownServer,
-// ErrUnknownTool, ErrNotReady, ErrUpstream, ErrCallTimeout or ErrCanceled,
-// or are Err (ErrClosed, ErrFailed) once the Supervisor has ended.
-// Options ask for progress (WithProgress) or set the call's log level
-// (WithLogLevel); WithCaller on ctx says on whose behalf it is made.
+// CallTool calls a tool by its exposed name, QualifiedName(prefix, tool).
+// A result with IsError set is a successful call. Errors wrap
+// ErrBadToolName, ErrUnknownServer, ErrUnknownTool, ErrNotReady,
+// ErrUpstream, ErrCallTimeout or ErrCanceled, or are Err (ErrClosed,
+// ErrFailed) once the Supervisor has ended. Options ask for progress
+// (WithProgress) or set the call's log level (WithLogLevel); WithCaller
+// on ctx says on whose behalf it is made.
 func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	server, tool, err := SplitName(name)
+	rt, tool, err := s.view.load().route(name)
 	if err != nil {
 		return nil, err
 	}
-	rt, ok := s.view.load().row(server)
-	switch {
-	case !ok:
-		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, server)
-	case !rt.ready:
-		return nil, fmt.Errorf("%w: %q", ErrNotReady, server)
-	case !rt.exposed[tool]:
-		return nil, fmt.Errorf("%w: %q has no tool %q", ErrUnknownTool, server, tool)
-	}
+	server := rt.status.Name
 	reply := make(chan callResult, 1)
 	// The session answers within the call timeout; this bound only covers
 	// a session that stopped with the call still in its mailbox.

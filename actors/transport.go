@@ -29,6 +29,9 @@ type conn struct {
 	// remembers a request it refused, whose reason the go-sdk may report
 	// only as a closed connection.
 	guard *headerTransport
+	// detect, for an http server, falls back to HTTP+SSE when the server
+	// refuses streamable HTTP (see transport_detect.go).
+	detect *transportDetector
 }
 
 // refused is the reason the session's transport refused a request (a
@@ -116,7 +119,7 @@ func dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 		}
 		guard := guardOf(hc)
 		hc.Transport = newResumeTransport(hc.Transport, clock) // see transport_resume.go
-		return &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: streamRetries}, http: ht, guard: guard}, nil
+		return detectTransport(spec, &conn{transport: &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: hc, MaxRetries: streamRetries}, http: ht, guard: guard}), nil
 	case messages.TransportSSE:
 		// The SSE transport POSTs every message to the URL the server's
 		// first event names: one on another origin is refused, or tool

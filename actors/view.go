@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -26,13 +27,20 @@ type fleetSnapshot struct {
 	configErrors         []messages.Diagnostic
 	rows                 []*serverRow // sorted by name
 	ordered              []*serverRow // the ready rows in config order
+	// prefixed indexes the rows of servers with a non-empty prefix, sorted
+	// by prefix; bare holds those with the empty prefix, in config order
+	// (which decides who owns a name two of them expose).
+	prefixed, bare []*serverRow
 }
 
 // serverRow is one server as readers see it; immutable once published.
 type serverRow struct {
 	status messages.ServerStatus
-	tools  []messages.Tool // exposed tools; empty unless ready
-	ready  bool
+	// named says the row has an exposed prefix (status.Prefix, maybe
+	// empty): the server is in the fleet with a spec, running or not.
+	named bool
+	tools []messages.Tool // exposed tools; empty unless ready
+	ready bool
 	// session receives the server's tool calls.
 	session *actor.PID
 	exposed map[string]bool
@@ -64,16 +72,69 @@ func (s *fleetSnapshot) row(name string) (*serverRow, bool) {
 	return s.rows[i], true
 }
 
+// byPrefix finds the server whose exposed prefix is prefix (never "").
+func (s *fleetSnapshot) byPrefix(prefix string) (*serverRow, bool) {
+	i, ok := slices.BinarySearchFunc(s.prefixed, prefix, comparePrefix)
+	if !ok {
+		return nil, false
+	}
+	return s.prefixed[i], true
+}
+
+func comparePrefix(r *serverRow, p string) int { return strings.Compare(r.status.Prefix, p) }
+
+func compareName(r *serverRow, n string) int { return strings.Compare(r.status.Name, n) }
+
+// compareOrder orders bare rows: config order, then name.
+func compareOrder(r, o *serverRow) int {
+	return cmp.Or(r.cat.order.Compare(o.cat.order), strings.Compare(r.status.Name, o.status.Name))
+}
+
+// reindex replaces old (nil for a new server) by row (nil for a removed
+// one) in a prefix index, keeping it sorted; idx is already a copy.
+func reindex(prefixed, bare []*serverRow, old, row *serverRow) ([]*serverRow, []*serverRow) {
+	if old != nil && old.named {
+		if old.status.Prefix == "" {
+			bare = slices.DeleteFunc(bare, func(r *serverRow) bool { return r == old })
+		} else if i, ok := slices.BinarySearchFunc(prefixed, old.status.Prefix, comparePrefix); ok && prefixed[i] == old {
+			prefixed = slices.Delete(prefixed, i, i+1)
+		}
+	}
+	if row != nil && row.named {
+		if row.status.Prefix == "" {
+			i, _ := slices.BinarySearchFunc(bare, row, compareOrder)
+			bare = slices.Insert(bare, i, row)
+		} else if i, ok := slices.BinarySearchFunc(prefixed, row.status.Prefix, comparePrefix); ok {
+			// Prefixes are unique in one desired state; a row that still
+			// holds the prefix is a server this refresh also rebuilds.
+			prefixed[i] = row
+		} else {
+			prefixed = slices.Insert(prefixed, i, row)
+		}
+	}
+	return prefixed, bare
+}
+
 // refreshView swaps in a new snapshot: the rows of the named servers are
 // rebuilt from the fleet, the others are shared with the previous snapshot.
 func (r *reconcilerActor) refreshView(names []string) {
 	old := r.view.load()
-	rows := old.rows
+	rows, prefixed, bare := old.rows, old.prefixed, old.bare
 	if len(names) > 0 {
-		rows = slices.Clone(old.rows)
-		for _, name := range names {
-			row := r.buildRow(name)
-			i, found := slices.BinarySearchFunc(rows, name, func(x *serverRow, n string) int { return strings.Compare(x.status.Name, n) })
+		rows, prefixed, bare = slices.Clone(old.rows), slices.Clone(old.prefixed), slices.Clone(old.bare)
+		// Withdraw every changed row from the prefix index before adding
+		// any: two servers may swap prefixes in one change.
+		built := make([]*serverRow, len(names))
+		for k, name := range names {
+			built[k] = r.buildRow(name)
+			if i, found := slices.BinarySearchFunc(rows, name, compareName); found {
+				prefixed, bare = reindex(prefixed, bare, rows[i], nil)
+			}
+		}
+		for k, name := range names {
+			row := built[k]
+			prefixed, bare = reindex(prefixed, bare, nil, row)
+			i, found := slices.BinarySearchFunc(rows, name, compareName)
 			switch {
 			case found && row != nil:
 				rows[i] = row
@@ -89,6 +150,8 @@ func (r *reconcilerActor) refreshView(names []string) {
 		observed:     r.fleet.ObservedGeneration(),
 		configErrors: r.fleet.Diagnostics(),
 		rows:         rows,
+		prefixed:     prefixed,
+		bare:         bare,
 		ordered:      byOrder(rows),
 	})
 }
@@ -102,7 +165,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
+	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
 		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots}
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout

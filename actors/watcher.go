@@ -22,9 +22,10 @@ type watcherActor struct {
 
 func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		// The trust store is watched too: an approval applies at once; and
-		// so is the token store's login marker: a login connects at once.
-		return &watcherActor{env: env, config: configPID, paths: loginWatched(env.opts, newTrustSetup(env.opts).watched(paths))}
+		// The trust store and the input store are watched too: an approval
+		// or an input's value applies at once; and so is the token store's
+		// login marker: a login connects at once.
+		return &watcherActor{env: env, config: configPID, paths: loginWatched(env.opts, watchedInputs(env.opts, newTrustSetup(env.opts).watched(paths)))}
 	})
 }
 

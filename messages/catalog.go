@@ -6,9 +6,12 @@ package messages
 // template) is a changed item.
 
 // Prompt is one prompt of one server. Expose it as
-// actors.QualifiedName(Server, Name), like a tool.
+// actors.QualifiedName(Prefix, Name), like a tool.
 type Prompt struct {
-	Server      string           `json:"server"`
+	Server string `json:"server"`
+	// Prefix is the server's exposed prefix (see ServerSpec.Prefix),
+	// stamped by the fleet.
+	Prefix      string           `json:"prefix"`
 	Name        string           `json:"name"`
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`

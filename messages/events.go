@@ -39,6 +39,12 @@ const (
 // expanded for it, and it shadows no trusted entry.
 const StateUntrusted State = "untrusted"
 
+// StateNeedsInput marks an entry that refers to a VS Code input
+// (${input:ID}) without a value: it starts nothing until the value is set
+// (MCPVISOR_INPUT_<ID>, or `mcpvisor input set ID`). It is not a failure:
+// it neither backs off nor counts against the crash-loop budget.
+const StateNeedsInput State = "needs-input"
+
 // StateNeedsAuth marks a remote server that asks for OAuth authorization
 // mcpvisor has no usable token for: it waits, without backoff, for
 // `mcpvisor auth login NAME` (and the resync that follows it) or a config
@@ -70,7 +76,10 @@ type ServerStateChanged struct {
 
 // Tool is one tool of one server as mcpvisor exposes it.
 type Tool struct {
-	Server       string `json:"server"`
+	Server string `json:"server"`
+	// Prefix is the server's exposed prefix (see ServerSpec.Prefix): the
+	// tool is exposed as actors.QualifiedName(Prefix, Name).
+	Prefix       string `json:"prefix"`
 	Name         string `json:"name"`
 	Title        string `json:"title,omitempty"`
 	Description  string `json:"description,omitempty"`

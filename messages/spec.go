@@ -41,10 +41,17 @@ type ServerSpec struct {
 	Command   string            `json:"command,omitempty"`
 	Args      []string          `json:"args,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
-	Cwd       string            `json:"cwd,omitempty"`
-	URL       string            `json:"url,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Disabled  bool              `json:"disabled,omitempty"`
+	// EnvFile is the entry's envFile, resolved; its variables are already
+	// in Env (under the entry's own).
+	EnvFile string            `json:"envFile,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// HeadersHelper is a shell command whose standard output is a JSON
+	// object of more headers (Claude Code's field), run in the config
+	// file's folder at connect and again after a 401.
+	HeadersHelper string `json:"headersHelper,omitempty"`
+	Disabled      bool   `json:"disabled,omitempty"`
 	// InheritEnv says which of mcpvisor's own environment variables a
 	// stdio server inherits; nil means the Supervisor's default (every
 	// variable, unless its options say otherwise).
@@ -58,6 +65,21 @@ type ServerSpec struct {
 	Restart    RestartPolicy `json:"restart,omitempty"`
 	AllowTools []string      `json:"allowTools,omitempty"`
 	DenyTools  []string      `json:"denyTools,omitempty"`
+	// PrefixOverride is the entry's own prefix field: the prefix its tools
+	// are exposed under instead of the derived one; "" exposes them by
+	// their own names. nil means the entry has none.
+	PrefixOverride *string `json:"prefixOverride,omitempty"`
+
+	// Prefix is what the server's tools are exposed under
+	// (prefix__tool), unique across the config: PrefixOverride when set,
+	// else derived from Name (see reconciler.DerivePrefix). "" exposes the
+	// tools by their own names.
+	Prefix string `json:"prefix"`
+
+	// Secrets are the values of VS Code password inputs (and envFile
+	// values) the entry uses, for redaction; never serialised.
+	Secrets []string `json:"-"`
+
 	// ResetTimeoutOnProgress restarts a call's timeout at every
 	// notifications/progress the server sends for it (long-running tools
 	// that report progress); off by default.
@@ -119,7 +141,9 @@ type InvalidServer struct {
 	Reason string   `json:"reason"`
 	// State is how the entry is shown: empty means StateInvalid (it breaks
 	// a rule); StateUntrusted marks an entry of a project file the user
-	// has not approved, which was not even read beyond its name.
+	// has not approved, which was not even read beyond its name;
+	// StateNeedsInput an entry that refers to a VS Code input that has
+	// no value yet.
 	State State `json:"state,omitempty"`
 }
 
@@ -139,6 +163,9 @@ type Severity string
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
+	// SeverityNote marks what mcpvisor did quietly (a field of another
+	// tool ignored or mapped); only check --verbose shows notes.
+	SeverityNote Severity = "note"
 )
 
 // Diagnostic is one problem found in a config file.

@@ -4,7 +4,10 @@ import "time"
 
 // ServerStatus is one server's row in a status snapshot.
 type ServerStatus struct {
-	Name      string    `json:"name"`
+	Name string `json:"name"`
+	// Prefix is what the server's tools are exposed under (see
+	// ServerSpec.Prefix); empty for an entry that does not run.
+	Prefix    string    `json:"prefix"`
 	Transport Transport `json:"transport"`
 	State     State     `json:"state"`
 	PID       int       `json:"pid"`

@@ -21,6 +21,25 @@ type LoadOptions struct {
 	// Home replaces a leading ~ in command and cwd. When it is empty such an
 	// entry is invalid rather than silently relative.
 	Home string
+	// Inputs answers the values of VS Code inputs stored for this user
+	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
+	// LookupEnv comes first.
+	Inputs func(id string) (string, bool)
+	// ProjectDir is the project mcpvisor runs for: Claude Code's
+	// ~/.claude.json keeps servers per project directory, and those of
+	// ProjectDir are read too ("" reads none).
+	ProjectDir string
+	// ReadFile reads an entry's envFile; nil makes an envFile an error.
+	// Injected, like LookupEnv, so parsing stays pure.
+	ReadFile func(path string) ([]byte, error)
+	// FileExists, when set, tells whether a path names a file; it lets
+	// the parser warn about a command that holds its arguments ("node
+	// index.js"). Injected, like LookupEnv, so parsing stays pure.
+	FileExists func(path string) bool
+	// Workspace overrides the workspace folder of ${workspaceFolder}
+	// (default: the folder holding .vscode/ for a .vscode/mcp.json, else
+	// the config file's folder).
+	Workspace string
 	// Trust, when set, holds back the entries of project files that the
 	// user has not approved (see TrustPolicy); nil trusts every file.
 	Trust *TrustPolicy
@@ -56,6 +75,9 @@ type ParsedFile struct {
 	Invalid []messages.InvalidServer
 	// Diagnostics are sorted by line and column.
 	Diagnostics []messages.Diagnostic
+	// Notes say what was done quietly (fields of other tools ignored or
+	// mapped), for check --verbose; sorted like Diagnostics.
+	Notes []messages.Diagnostic
 	// EntryHashes holds, for a file that needs approval, the hash of each
 	// trusted entry as written, so that a read falling back on this parse
 	// can tell whether they are still approved; nil for other files.
@@ -73,4 +95,6 @@ type Config struct {
 	// Diagnostics holds every error and warning of every file, sorted by
 	// path, line and column.
 	Diagnostics []messages.Diagnostic
+	// Notes holds the notes of every file read (see ParsedFile.Notes).
+	Notes []messages.Diagnostic
 }

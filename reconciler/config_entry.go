@@ -66,13 +66,32 @@ type entryParser struct {
 	name    string
 	source  messages.Position
 	reasons []string
+	// alien holds the values of other tools' fields that map onto
+	// mcpvisor's (see config_foreign.go).
+	alien foreignValues
+	// entryEnv is the entry's own env, once parsed: ${NAME} falls back on
+	// it (see lookupEnv).
+	entryEnv map[string]string
+	// needs are the inputs without a value the entry refers to.
+	needs []string
+	// secrets are the values of password inputs the entry uses.
+	secrets []string
 }
 
 // entry parses one declaration into a valid spec or an invalid server.
 func (p *fileParser) entry(d declaration) {
 	e := &entryParser{p: p, name: d.name.value, source: p.lines.pos(d.name.start)}
 	spec := e.parse(d)
+	if len(e.reasons) == 0 && len(e.needs) > 0 {
+		reason := needsInputReason(e.needs)
+		p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q waits for its inputs: %s", e.name, reason))
+		p.out.Invalid = append(p.out.Invalid, messages.InvalidServer{
+			Name: e.name, Source: e.source, Reason: reason, State: messages.StateNeedsInput,
+		})
+		return
+	}
 	if len(e.reasons) == 0 {
+		spec.Secrets = e.secrets
 		spec.Fingerprint = Fingerprint(spec)
 		p.out.Servers = append(p.out.Servers, spec)
 		return
@@ -97,6 +116,9 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 		return spec
 	}
 	f := e.collect(obj)
+	if f[rowURL] == nil && e.alien.httpURL != nil {
+		f[rowURL] = e.alien.httpURL // Gemini's streamable HTTP url
+	}
 	spec.Transport = e.transport(d, &f)
 
 	// Read the fields of the entry's transport; when the transport is
@@ -109,16 +131,20 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 	if spec.Transport != messages.TransportStdio {
 		reads |= forRemote
 	}
-	for i := range serverFields {
+	for _, i := range envFirst {
 		row, v := &serverFields[i], f[i]
 		switch {
 		case v == nil || row.parse == nil:
 		case row.reads&reads != 0:
 			row.parse(e, v, &spec)
+			if i == rowEnv || i == rowEnvFile {
+				e.entryEnv = spec.Env
+			}
 		case !row.decidesTransport:
 			e.warnAt(v.StartOffset, fmt.Sprintf("%s is not used by %s servers and is ignored: remove it", row.key, spec.Transport))
 		}
 	}
+	e.applyForeign(&f, &spec)
 	if v := f[rowHeaders]; v != nil && reads&forRemote != 0 {
 		if msg := checkCleartextAuth(spec.URL, spec.Headers); msg != "" {
 			e.warnAt(v.StartOffset, msg)
@@ -144,7 +170,9 @@ func (e *entryParser) collect(obj *hujson.Object) entryFields {
 		}
 		row := fieldIndex(name)
 		if row < 0 {
-			e.unknownField(decodeString(lit, m.Name.StartOffset))
+			if key := decodeString(lit, m.Name.StartOffset); !e.foreign(key, &m.Value) {
+				e.unknownField(key)
+			}
 			continue
 		}
 		slot, bit := &f[row], uint32(1)<<row
@@ -188,7 +216,7 @@ func (e *entryParser) transport(d declaration, f *entryFields) messages.Transpor
 		case f[rowCommand] != nil:
 			return messages.TransportStdio
 		case f[rowURL] != nil:
-			return messages.TransportHTTP
+			return e.untypedURL(f)
 		}
 		e.errorAt(d.name.start, `needs a command (a local stdio server) or a url (a remote http or sse server)`)
 		return ""
@@ -267,6 +295,18 @@ func (e *entryParser) url(v *hujson.Value) string {
 		e.errorAt(v.StartOffset, msg)
 	}
 	return s
+}
+
+// prefix reads the prefix field: a string, "" included.
+func (e *entryParser) prefix(v *hujson.Value) *string {
+	s, ok := e.str(v, ref(fieldPrefix))
+	if !ok {
+		return nil
+	}
+	if msg := checkPrefix(s.value); msg != "" {
+		e.errorAt(v.StartOffset, msg)
+	}
+	return &s.value
 }
 
 // restartPolicy reads the restart field.
@@ -466,11 +506,14 @@ func (e *entryParser) expand(v *hujson.Value, label fieldRef, tilde bool) (strin
 		}
 		skip = 1
 	}
-	out, err := expand(text[skip:], e.p.opts.LookupEnv)
+	out, err := expandFrom(text[skip:], e.vars())
 	if err != nil {
 		var xe *expandError
 		off := s.start
 		if errors.As(err, &xe) {
+			if xe.needsInput {
+				return "", false // the entry waits for the input; not an error
+			}
 			off = s.offset(skip + xe.Offset)
 		}
 		e.errorAt(off, label.String()+": "+err.Error())

@@ -26,6 +26,9 @@ const (
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
+	fieldPrefix         = "prefix"
+	fieldEnvFile        = "envFile"
+	fieldHeadersHelper  = "headersHelper"
 	fieldResetOnProg    = "resetTimeoutOnProgress"
 	fieldRoots          = "roots"
 	fieldOAuth          = "oauth"
@@ -54,7 +57,10 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldCommand, spec: "Command", reads: forStdio, effect: EffectRestart, decidesTransport: true,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Command = e.command(v) },
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.Command = e.command(v)
+			e.hintCommandWithSpaces(v, s.Command)
+		},
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Command) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Command == b.Command },
 	},
@@ -70,7 +76,8 @@ var serverFields = []serverField{
 	{
 		key: fieldEnv, spec: "Env", reads: forStdio, effect: EffectRestart,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
-			s.Env = e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false)
+			s.Env = mergeEnv(s.Env, e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false))
+			e.hintBareVars(v)
 		},
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendMap(b, s.Env) },
 		equal:   func(a, b *messages.ServerSpec) bool { return maps.Equal(a.Env, b.Env) },
@@ -162,8 +169,55 @@ var serverFields = []serverField{
 		secrets: oauthSecrets,
 	},
 
+	{
+		// Read before env (see envFirst); its variables are merged into
+		// Env, which the fingerprint covers, and are secrets. The path
+		// itself hashes nothing when absent, so existing fingerprints stay.
+		key: fieldEnvFile, spec: "EnvFile", reads: forStdio, effect: EffectRestart,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			var vals map[string]string
+			s.EnvFile, vals = e.envFile(v)
+			s.Env = mergeEnv(vals, s.Env)
+		},
+		hash: func(b []byte, s *messages.ServerSpec) []byte {
+			if s.EnvFile == "" {
+				return b
+			}
+			return appendString(b, s.EnvFile)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.EnvFile == b.EnvFile },
+	},
+	{
+		// Claude Code's: a command whose output is more headers, run at
+		// connect and again after a 401. Hashes nothing when absent.
+		key: fieldHeadersHelper, spec: "HeadersHelper", reads: forRemote, effect: EffectRestart,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.HeadersHelper = e.headersHelper(v) },
+		hash: func(b []byte, s *messages.ServerSpec) []byte {
+			if s.HeadersHelper == "" {
+				return b
+			}
+			return appendString(b, s.HeadersHelper)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.HeadersHelper == b.HeadersHelper },
+	},
+	{
+		key: fieldPrefix, spec: "PrefixOverride", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.PrefixOverride = e.prefix(v) },
+		equal: func(a, b *messages.ServerSpec) bool {
+			return (a.PrefixOverride == nil) == (b.PrefixOverride == nil) &&
+				(a.PrefixOverride == nil || *a.PrefixOverride == *b.PrefixOverride)
+		},
+	},
+
 	// Fields no entry sets: they are derived from where and how the entry
 	// is declared.
+	{
+		// Derived from the name and the prefix field across the whole
+		// config (assignPrefixes); a change renames the exposed tools
+		// without a restart.
+		spec: "Prefix", effect: EffectIdentity,
+		equal: func(a, b *messages.ServerSpec) bool { return a.Prefix == b.Prefix },
+	},
 	{
 		spec: "Name", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Name == b.Name },
@@ -173,6 +227,13 @@ var serverFields = []serverField{
 		// column move with every edit above the entry (see SameDesired).
 		spec: "Source", effect: EffectIdentity,
 		equal: func(a, b *messages.ServerSpec) bool { return a.Source.Path == b.Source.Path },
+	},
+	{
+		// The values of password inputs the entry uses: secrets wherever
+		// they are expanded into.
+		spec: "Secrets", effect: EffectIdentity,
+		equal:   func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Secrets, b.Secrets) },
+		secrets: func(s *messages.ServerSpec) []string { return s.Secrets },
 	},
 	{
 		spec: "Fingerprint", effect: EffectIdentity,
@@ -286,7 +347,22 @@ var (
 	rowCommand = fieldNamed(fieldCommand)
 	rowURL     = fieldNamed(fieldURL)
 	rowHeaders = fieldNamed(fieldHeaders)
+	rowEnv     = fieldNamed(fieldEnv)
+	rowEnvFile = fieldNamed(fieldEnvFile)
 )
+
+// envFirst is the order entryParser.parse reads the rows in: envFile and
+// env first, so that the other values can fall back on them (see
+// lookupEnv), then the table's order.
+var envFirst = func() []int {
+	order := []int{rowEnvFile, rowEnv}
+	for i := range serverFields {
+		if i != rowEnv && i != rowEnvFile {
+			order = append(order, i)
+		}
+	}
+	return order
+}()
 
 // changedFields names the fields with the given effect whose values
 // differ between two specs, in table order.

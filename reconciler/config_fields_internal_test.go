@@ -120,6 +120,8 @@ func setSample(t *testing.T, v reflect.Value, sample string) {
 		v.SetBool(true)
 	case time.Duration:
 		v.Set(reflect.ValueOf(7 * time.Second))
+	case *string:
+		v.Set(reflect.ValueOf(&sample))
 	case *messages.EnvPolicy:
 		v.Set(reflect.ValueOf(&messages.EnvPolicy{Allow: []string{sample}}))
 	case *messages.OAuthSpec:

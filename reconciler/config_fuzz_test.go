@@ -58,6 +58,7 @@ func FuzzParseFile(f *testing.F) {
 		for _, d := range cfg.Diagnostics {
 			checkDiagnostic(t, data, d)
 		}
+		checkPrefixes(t, cfg)
 	})
 }
 
@@ -84,8 +85,7 @@ func checkParsed(t *testing.T, data []byte, p reconciler.ParsedFile) {
 			t.Fatalf("servers not sorted and unique: %q then %q", p.Servers[i-1].Name, s.Name)
 		}
 		seen[s.Name] = true
-		if s.Name == "" || len(s.Name) > reconciler.MaxNameBytes || strings.Contains(s.Name, "__") ||
-			s.Name[0] == '_' || s.Name[len(s.Name)-1] == '_' {
+		if strings.TrimSpace(s.Name) == "" || len(s.Name) > reconciler.MaxNameBytes {
 			t.Fatalf("valid server with an invalid name %q", s.Name)
 		}
 		if s.Fingerprint == "" || s.Fingerprint != reconciler.Fingerprint(s) {

@@ -12,7 +12,7 @@ import (
 )
 
 // testPath is where test config files pretend to live.
-const testPath = "/proj/.mcp.json"
+const testPath = "/proj/mcp.json"
 
 // envOf returns a LookupEnv over a fixed map, so that tests never read the
 // process environment.

@@ -54,6 +54,7 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 
 		used, diags := loadOne(f, path, opts, lastGood, nextGood)
 		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
+		cfg.Notes = append(cfg.Notes, used.Notes...)
 
 		// Merge in name order so that the result does not depend on the order
 		// of entries inside a file. A file never declares a name twice (the
@@ -85,6 +86,13 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 	if !slices.IsSortedFunc(cfg.Servers, byName) {
 		slices.SortFunc(cfg.Servers, byName)
 	}
+	var clashes []messages.InvalidServer
+	cfg.Servers, clashes = assignPrefixes(cfg.Servers)
+	for _, inv := range clashes {
+		cfg.Diagnostics = append(cfg.Diagnostics, messages.Diagnostic{Position: inv.Source, Severity: messages.SeverityError,
+			Message: fmt.Sprintf("server %q: %s", inv.Name, strings.TrimPrefix(inv.Reason, formatPosition(inv.Source)+": "))})
+	}
+	cfg.Invalid = append(cfg.Invalid, clashes...)
 	slices.SortFunc(cfg.Invalid, func(a, b messages.InvalidServer) int { return strings.Compare(a.Name, b.Name) })
 	cfg.Diagnostics = append(cfg.Diagnostics, opts.Trust.storeDiagnostics()...)
 	sortDiagnostics(cfg.Diagnostics)

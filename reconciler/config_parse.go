@@ -34,7 +34,7 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // a diagnostic, because these files are shared with other tools (Claude
 // Code's ~/.claude.json has dozens).
 func ParseFile(path string, data []byte, opts LoadOptions) ParsedFile {
-	p := &fileParser{path: path, opts: opts}
+	p := &fileParser{path: path, opts: opts, dialect: dialectOf(path)}
 	p.out.Path = path
 	if bytes.HasPrefix(data, utf8BOM) {
 		// Blank the BOM instead of slicing it off so that offsets, and so
@@ -45,16 +45,23 @@ func ParseFile(path string, data []byte, opts LoadOptions) ParsedFile {
 	p.out.OK = p.parse(data)
 	// Servers and Invalid are built in name order (see entries).
 	sortDiagnostics(p.out.Diagnostics)
+	sortDiagnostics(p.out.Notes)
 	boundTexts(p.out.Diagnostics, p.out.Invalid)
 	return p.out
 }
 
 // fileParser holds the state of one ParseFile call.
 type fileParser struct {
-	path  string
-	opts  LoadOptions
-	lines lineIndex
-	out   ParsedFile
+	path    string
+	opts    LoadOptions
+	dialect dialect
+	// inputs are the file's declared VS Code inputs, by id.
+	inputs map[string]inputDecl
+	// project are the servers ~/.claude.json keeps for
+	// LoadOptions.ProjectDir (see config_claude.go).
+	project []declaration
+	lines   lineIndex
+	out     ParsedFile
 }
 
 // declaration is one server entry as written: its name and its value.
@@ -96,6 +103,14 @@ func (p *fileParser) parse(data []byte) bool {
 		key := decodeString(m.Name.Value.(hujson.Literal), m.Name.StartOffset)
 		switch key.value {
 		case "mcpServers", "servers":
+		case "inputs":
+			p.parseInputs(&m.Value)
+			continue
+		case "projects":
+			if p.dialect == dialectClaudeUser {
+				p.projectServers(&m.Value)
+			}
+			continue
 		default:
 			if strings.EqualFold(key.value, "mcpServers") || strings.EqualFold(key.value, "servers") {
 				p.diag(m.Name.StartOffset, messages.SeverityWarning,
@@ -128,7 +143,7 @@ func (p *fileParser) parse(data []byte) bool {
 		p.diag(root.StartOffset, messages.SeverityWarning,
 			`no "mcpServers" or "servers" object at the top level: this file declares no servers`)
 	}
-	p.entries(decls)
+	p.entries(p.withProjectServers(decls))
 	return true
 }
 

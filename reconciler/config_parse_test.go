@@ -379,8 +379,8 @@ func TestParseFile_Warnings(t *testing.T) {
 	}{
 		{
 			name:  "unknown field",
-			entry: `{"command": "x", "autoApprove": ["t"]}`,
-			diags: []diag{{1, 39, messages.SeverityWarning, `server "s": unknown field "autoApprove" is ignored`}},
+			entry: `{"command": "x", "autoApprov": ["t"]}`,
+			diags: []diag{{1, 39, messages.SeverityWarning, `server "s": unknown field "autoApprov" is ignored`}},
 			want:  messages.ServerSpec{Name: "s", Transport: messages.TransportStdio, Command: "x", Source: at(1, 17)},
 		},
 		{
@@ -453,22 +453,22 @@ func TestParseFile_SortedOutput(t *testing.T) {
 	t.Parallel()
 	src := `{"servers": {
   "zeta": {"command": "x", "q": 1},
-  "_bad": {"command": "x"},
+  "bad": {"command": 1},
   "alpha": {"command": "x", "p": 1},
-  "bad_": {"command": "x"}
+  "": {"command": "x"}
 }}`
 	got := reconciler.ParseFile(testPath, []byte(src), testOpts())
 	if diff := cmp.Diff([]string{"alpha", "zeta"}, names(got.Servers)); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"_bad", "bad_"}, invalidNames(got.Invalid)); diff != "" {
+	if diff := cmp.Diff([]string{"", "bad"}, invalidNames(got.Invalid)); diff != "" {
 		t.Errorf("invalid (-want +got):\n%s", diff)
 	}
 	checkDiags(t, testPath, got.Diagnostics, []diag{
 		{2, 28, messages.SeverityWarning, `unknown field "q"`},
-		{3, 3, messages.SeverityError, `starts or ends with "_"`},
+		{3, 22, messages.SeverityError, `command must be a string`},
 		{4, 29, messages.SeverityWarning, `unknown field "p"`},
-		{5, 3, messages.SeverityError, `starts or ends with "_"`},
+		{5, 3, messages.SeverityError, `server name is empty`},
 	})
 }
 

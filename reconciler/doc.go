@@ -20,5 +20,18 @@
 // SecretsOf and SameDesired are loops over that table; ServerFields
 // exposes it.
 //
+// Files are read as the tool that wrote them reads them: VS Code's inputs
+// and predefined variables (config_inputs.go) and envFile
+// (config_envfile.go, dotenv.go), other tools' fields ignored or mapped
+// (config_foreign.go), Claude Code's per-project servers in ~/.claude.json
+// (config_claude.go) and its headersHelper output (headers_helper.go).
+// Whatever needs the outside world (an envFile's bytes, whether a file
+// exists, stored input values) is injected through LoadOptions. Names are
+// kept as written; each server's exposed prefix is derived here
+// (naming.go), unique across the config. DiscoveryCandidates is the table
+// of the files tools keep MCP servers in (discover.go). The golden output
+// of `mcpvisor check` for one fixture per rule is in
+// reconciler/testdata/check.
+//
 // Goroutines: none.
 package reconciler

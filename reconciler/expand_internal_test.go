@@ -67,7 +67,7 @@ func TestExpand(t *testing.T) {
 		{in: "${A:d}", wantErr: "unsupported", offset: 0, name: "A"},
 		{in: "${A-d}", wantErr: "unsupported", offset: 0, name: "A"},
 		{in: "${A:=d}", wantErr: "unsupported", offset: 0, name: "A"},
-		{in: "${input:x}", wantErr: "unsupported", offset: 0, name: "input"},
+		{in: "${input:x}", wantErr: "is not a reference mcpvisor expands here", offset: 0, name: "input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -193,9 +193,9 @@ func TestParseFile_ExpansionErrors(t *testing.T) {
 			reason: testPath + ":2:35:",
 		},
 		{
-			name:   "vs code input variables are not supported",
+			name:   "a vs code input must be declared",
 			entry:  `{"command": "x", "args": ["${input:token}"]}`,
-			diag:   diag{2, 35, messages.SeverityError, `unsupported reference "${input…}"`},
+			diag:   diag{2, 35, messages.SeverityError, `input "token" is not declared in the file's top-level "inputs"`},
 			reason: testPath + ":2:35:",
 		},
 		{

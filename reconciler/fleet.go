@@ -132,9 +132,12 @@ func (s *fleetServer) warning() string {
 }
 
 type fleetSession struct {
-	id         uint64
-	spec       messages.ServerSpec
-	pid        int    // the server's process, once ready
+	id   uint64
+	spec messages.ServerSpec
+	pid  int // the server's process, once ready
+	// transport is the transport that worked, once ready; empty means
+	// the spec's.
+	transport  messages.Transport
 	reason     string // why it was started, for its ready event
 	connecting bool   // holds a connect slot
 	ready      bool

@@ -89,8 +89,12 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	old := s.spec
 	s.spec = spec
 	f.touch(spec.Name) // the source position or live settings may have moved
-	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) {
+	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix {
 		f.publishTools(s, filterTools(s.tools, old))
+	}
+	if old.Prefix != spec.Prefix {
+		s.catalog.prompts = stampPrompts(s.catalog.prompts, spec.Prefix)
+		f.publishCatalog(s) // every prompt is now exposed under another name
 	}
 	if s.changeErr != "" {
 		// The config is back to what the serving session runs: the change
@@ -226,7 +230,7 @@ func (f *Fleet) applyInvalid(invalid []messages.InvalidServer) {
 }
 
 // announceEntry publishes, once a server is gone, the state of its entry
-// if the entry is invalid or untrusted.
+// if the entry is invalid, untrusted or needs input.
 func (f *Fleet) announceEntry(name string) {
 	if inv, ok := f.invalid[name]; ok {
 		f.emit(&messages.ServerStateChanged{

@@ -77,7 +77,7 @@ func (f *Fleet) sessionPrompts(m SessionPrompts) {
 	if s == nil || s.cur == nil || s.cur.id != m.Session || !s.cur.ready {
 		return
 	}
-	s.catalog.prompts = m.Prompts
+	s.catalog.prompts = stampPrompts(m.Prompts, s.spec.Prefix)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
 }
@@ -258,8 +258,17 @@ func (f *Fleet) shadowed(s *fleetServer) (resources, templates map[string]bool, 
 	return scan(messages.KindResources), scan(messages.KindResourceTemplates), first
 }
 
-func promptKey(p messages.Prompt) string             { return p.Name }
-func promptHash(p messages.Prompt) string            { return p.Hash }
+func promptKey(p messages.Prompt) string { return p.Name }
+
+// promptHash covers the exposed prefix too: a prompt exposed under a new
+// prefix is a changed prompt, as a tool is.
+func promptHash(p messages.Prompt) string {
+	if p.Prefix == "" {
+		return p.Hash
+	}
+	return p.Prefix + "\x00" + p.Hash
+}
+
 func resourceKey(r messages.Resource) string         { return r.URI }
 func resourceHash(r messages.Resource) string        { return r.Hash }
 func templateKey(t messages.ResourceTemplate) string { return t.URITemplate }

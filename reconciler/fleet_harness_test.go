@@ -170,7 +170,7 @@ func (r *fleetRig) fire() {
 
 // desiredState builds a desired state. An entry is name=version[,option...]
 // with options disabled, never (restart policy), allow=a+b, deny=a+b; or
-// name=invalid.
+// name=invalid, name=untrusted or name=needs-input.
 func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredState {
 	d := &messages.DesiredState{Generation: gen, Servers: []messages.ServerSpec{}, Invalid: []messages.InvalidServer{}}
 	for i, e := range entries {
@@ -187,6 +187,10 @@ func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredS
 		case "untrusted":
 			d.Invalid = append(d.Invalid, messages.InvalidServer{Name: name, Source: src, State: messages.StateUntrusted,
 				Reason: "untrusted: the entry changed since the file was approved (approve it: mcpvisor trust " + src.Path + ")"})
+			continue
+		case "needs-input":
+			d.Invalid = append(d.Invalid, messages.InvalidServer{Name: name, Source: src, State: messages.StateNeedsInput,
+				Reason: `input "token" has no value: run ` + "`mcpvisor input set token`" + ` (or set MCPVISOR_INPUT_token)`})
 			continue
 		}
 		s := messages.ServerSpec{Name: name, Transport: messages.TransportStdio, Command: "srv", Args: []string{opts[0]}, Source: src, Fingerprint: opts[0]}

@@ -37,6 +37,9 @@ type SessionReady struct {
 	Session uint64
 	PID     int
 	Tools   []messages.Tool
+	// Transport is the transport that worked, when it is not the spec's
+	// (an http entry that fell back to HTTP+SSE); empty means the spec's.
+	Transport messages.Transport
 	// Prompts, Resources and Templates are the rest of its catalog;
 	// Skipped the items it listed that were too large to expose.
 	Prompts   []messages.Prompt

@@ -30,6 +30,10 @@ type Row struct {
 	// claim the same URI, the earlier owns it.
 	Order ConfigOrder
 	Ready bool
+	// Named says Status.Prefix is the server's exposed prefix (maybe
+	// empty): the server has a spec, running or disabled. Invalid and
+	// untrusted entries have none.
+	Named bool
 	// CallTimeout is the server's own call timeout; zero means the default.
 	CallTimeout time.Duration
 	// ResetTimeoutOnProgress and Roots are the server's live relay
@@ -43,12 +47,15 @@ type Row struct {
 func (f *Fleet) Row(name string) (Row, bool) {
 	if s, ok := f.servers[name]; ok {
 		row := Row{Status: messages.ServerStatus{
-			Name: name, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
+			Name: name, Prefix: s.spec.Prefix, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
 			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning(), NextRetry: s.nextRetry,
 			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
-		}, CallTimeout: s.spec.CallTimeout, ResetTimeoutOnProgress: s.spec.ResetTimeoutOnProgress, Roots: s.spec.Roots}
+		}, CallTimeout: s.spec.CallTimeout, ResetTimeoutOnProgress: s.spec.ResetTimeoutOnProgress, Roots: s.spec.Roots, Named: true}
 		if s.cur != nil {
 			row.Status.Session, row.Status.PID = s.cur.id, s.cur.pid
+			if s.cur.transport != "" {
+				row.Status.Transport = s.cur.transport
+			}
 		}
 		if tools := f.exposed(s); s.state == messages.StateReady && s.cur != nil {
 			row.Ready, row.Tools = true, append([]messages.Tool{}, tools...)
@@ -76,8 +83,8 @@ func (f *Fleet) Row(name string) (Row, bool) {
 	}
 	if d, ok := f.disabled[name]; ok {
 		return Row{Status: messages.ServerStatus{
-			Name: name, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
-		}}, true
+			Name: name, Prefix: d.Prefix, Transport: d.Transport, State: messages.StateDisabled, Source: d.Source, StderrTail: []string{},
+		}, Named: true}, true
 	}
 	return Row{}, false
 }

@@ -100,13 +100,16 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	}
 	s.everReady = true
 	f.cancelRetry(s) // the old session died while this one connected: its retry is moot
-	s.cur.ready, s.cur.pid = true, m.PID
+	s.cur.ready, s.cur.pid, s.cur.transport = true, m.PID, m.Transport
 	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
 	s.tools = m.Tools
-	s.catalog = serverCatalog{prompts: m.Prompts, resources: m.Resources, templates: m.Templates}
+	s.catalog = serverCatalog{prompts: stampPrompts(m.Prompts, s.spec.Prefix), resources: m.Resources, templates: m.Templates}
 	reason := "connected"
 	if s.cur.reason != "" {
 		reason = s.cur.reason
+	}
+	if m.Transport != "" && m.Transport != s.cur.spec.Transport {
+		reason += fallbackNote(s.cur.spec.Transport, m.Transport)
 	}
 	f.transition(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.PID })
 	f.publishTools(s, prev)
@@ -277,4 +280,11 @@ func (f *Fleet) publishTools(s *fleetServer, prev []messages.Tool) {
 		ev.Session = s.cur.id
 	}
 	f.emit(ev)
+}
+
+// fallbackNote tells, in a ready event's reason, that the session speaks
+// another transport than its entry names: an http entry whose server only
+// took the older HTTP+SSE transport.
+func fallbackNote(want, got messages.Transport) string {
+	return fmt.Sprintf(" over %s (the server refused %s)", got, want)
 }

@@ -7,12 +7,11 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// filterTools applies a server's allow and deny lists. An empty allow list
-// allows everything.
+// filterTools applies a server's allow and deny lists and stamps each
+// tool with the server's exposed prefix. An empty allow list allows
+// everything. The lists name tools as the server names them, whatever the
+// prefix.
 func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Tool {
-	if len(spec.AllowTools) == 0 && len(spec.DenyTools) == 0 {
-		return tools
-	}
 	out := make([]messages.Tool, 0, len(tools))
 	for _, t := range tools {
 		if len(spec.AllowTools) > 0 && !slices.Contains(spec.AllowTools, t.Name) {
@@ -21,25 +20,40 @@ func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Too
 		if slices.Contains(spec.DenyTools, t.Name) {
 			continue
 		}
+		t.Prefix = spec.Prefix
 		out = append(out, t)
 	}
 	return out
 }
 
+// stampPrompts returns prompts, each stamped with the server's exposed
+// prefix: the list itself when every prompt already has it, else a copy
+// (lists a session sent are never mutated).
+func stampPrompts(prompts []messages.Prompt, prefix string) []messages.Prompt {
+	if !slices.ContainsFunc(prompts, func(p messages.Prompt) bool { return p.Prefix != prefix }) {
+		return prompts
+	}
+	out := slices.Clone(prompts)
+	for i := range out {
+		out[i].Prefix = prefix
+	}
+	return out
+}
+
 // diffTools names the tools added, removed and changed (same name, other
-// hash) between two sorted tool lists.
+// hash or another exposed prefix) between two sorted tool lists.
 func diffTools(old, new []messages.Tool) (added, removed, changed []string) {
 	added, removed, changed = []string{}, []string{}, []string{}
 	prev := make(map[string]string, len(old))
 	for _, t := range old {
-		prev[t.Name] = t.Hash
+		prev[t.Name] = t.Prefix + "\x00" + t.Hash
 	}
 	for _, t := range new {
 		h, ok := prev[t.Name]
 		switch {
 		case !ok:
 			added = append(added, t.Name)
-		case h != t.Hash:
+		case h != t.Prefix+"\x00"+t.Hash:
 			changed = append(changed, t.Name)
 		}
 		delete(prev, t.Name)

@@ -5,11 +5,12 @@ import "github.com/mcpvisor/mcpvisor/messages"
 // LegalTransition reports whether from → to is one of a server's
 // documented state transitions (docs/events.md), including the ones a
 // restart or a re-added server makes. Transitions to the entry states
-// (invalid, untrusted) are published for the config entry, whatever runs
-// under its name, and are always legal. The chaos checker and the fleet's
-// property test hold every published ServerStateChanged to this table.
+// (invalid, untrusted, needs-input) are published for the config entry,
+// whatever runs under its name, and are always legal. The chaos checker
+// and the fleet's property test hold every published ServerStateChanged
+// to this table.
 func LegalTransition(from, to messages.State) bool {
-	if to == messages.StateInvalid || to == messages.StateUntrusted {
+	if to == messages.StateInvalid || to == messages.StateUntrusted || to == messages.StateNeedsInput {
 		return true
 	}
 	return legalTransitions[[2]messages.State{from, to}]

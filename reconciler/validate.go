@@ -14,24 +14,21 @@ import (
 // or a lowercase message that says what to do. The messages never quote the
 // checked value when it may be secret (URLs, header and env values).
 
-// MaxNameBytes bounds a server name. Tools are exposed as "server__tool" and
-// clients limit tool names (commonly to 64 or 128 characters), so a long
-// server name would leave no room for its tools.
-const MaxNameBytes = 64
+// MaxNameBytes bounds a server name. Names are kept as written (a
+// repository URL, a path); what a client sees in tool names is the derived
+// prefix, which MaxPrefixBytes bounds. This bound only keeps a name
+// printable in one status line.
+const MaxNameBytes = 1024
 
-// checkName enforces the server name rules. The separator "__" joins server
-// and tool in exposed tool names, so a name containing it, or starting or
-// ending with "_", would make "a__b" ambiguous.
+// checkName enforces what a server name must be: something. Any other
+// text is kept as written; the exposed prefix is derived from it (see
+// DerivePrefix).
 func checkName(name string) string {
 	switch {
-	case name == "":
+	case strings.TrimSpace(name) == "":
 		return "server name is empty: give the server a name"
 	case len(name) > MaxNameBytes:
 		return fmt.Sprintf("server name is %d bytes long: shorten it to at most %d", len(name), MaxNameBytes)
-	case strings.Contains(name, "__"):
-		return `server name contains "__", which separates server and tool in exposed tool names: use a single "_" or "-"`
-	case name[0] == '_' || name[len(name)-1] == '_':
-		return `server name starts or ends with "_", which would make exposed tool names ambiguous: remove it`
 	}
 	return ""
 }

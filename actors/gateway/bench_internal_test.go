@@ -51,7 +51,7 @@ func benchCatalog() *benchSource {
 		server := fmt.Sprintf("server%02d", s)
 		src.tools = append(src.tools, serverTools(server, "")...)
 		for p := range benchPrompts {
-			src.prompts = append(src.prompts, messages.Prompt{Server: server, Name: fmt.Sprintf("prompt%03d", p), Description: "A prompt.", Hash: fmt.Sprintf("p%d", p),
+			src.prompts = append(src.prompts, messages.Prompt{Server: server, Prefix: server, Name: fmt.Sprintf("prompt%03d", p), Description: "A prompt.", Hash: fmt.Sprintf("p%d", p),
 				Arguments: []messages.PromptArgument{{Name: "topic", Required: true}}})
 		}
 		src.resources = append(src.resources, serverResources(server, "")...)

@@ -18,7 +18,7 @@ import (
 )
 
 func prompt(server, name, desc string, args ...string) messages.Prompt {
-	p := messages.Prompt{Server: server, Name: name, Description: desc}
+	p := messages.Prompt{Server: server, Prefix: server, Name: name, Description: desc}
 	for _, a := range args {
 		p.Arguments = append(p.Arguments, messages.PromptArgument{Name: a, Required: true})
 	}
@@ -114,7 +114,7 @@ func promptText(t *testing.T, res *mcp.GetPromptResult) string {
 	return tc.Text
 }
 
-// Prompts are exposed as server__prompt with their arguments, gets are
+// Prompts are exposed as prefix__prompt with their arguments, gets are
 // routed to the owning server with the client's arguments, and every
 // change, removals included, is a prompts/list_changed, on both protocols.
 func TestGateway_PromptsListedAndGot(t *testing.T) {

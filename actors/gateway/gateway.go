@@ -22,9 +22,9 @@ import (
 type Source interface {
 	// Tools returns the exposed tools of every ready server.
 	Tools() []messages.Tool
-	// CallTool calls a tool by its qualified name (actors.QualifiedName).
-	// The gateway passes actors.WithProgress when its client asked for
-	// progress, and marks ctx with actors.WithCaller.
+	// CallTool calls a tool by its qualified name (actors.QualifiedName of
+	// its prefix and name). The gateway passes actors.WithProgress when its
+	// client asked for progress, and marks ctx with actors.WithCaller.
 	CallTool(ctx context.Context, name string, args any, opts ...actors.CallOption) (*mcp.CallToolResult, error)
 	// Prompts returns the prompts of every ready server.
 	Prompts() []messages.Prompt
@@ -79,7 +79,7 @@ type Gateway struct {
 
 // Instructions is what the gateway tells clients about itself.
 const Instructions = "Tools, prompts and resources of the MCP servers supervised by mcpvisor. " +
-	"Tools and prompts are named server__name (or as their servers name them, if the gateway runs with --names bare); resources keep their URIs. " +
+	"Tools and prompts are named prefix__name, the prefix standing for their server (or as their servers name them, if the gateway runs with --names bare); resources keep their URIs. " +
 	"The sets change as servers start, stop or fail; a list_changed notification announces every change."
 
 // New builds a gateway over src. It exposes nothing until Run has loaded
@@ -293,7 +293,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	defer g.mu.Unlock()
 	claims := make(map[string]claim[*mcp.Tool], len(tools))
 	for _, t := range tools {
-		qualified := qualifiedName(server, t.Name)
+		qualified := qualifiedName(t.Prefix, t.Name)
 		exposed := g.exposedName(qualified, t.Name)
 		fp := t.Hash
 		if fp == "" {

@@ -133,12 +133,12 @@ func TestGateway_BadSchemasSkippedWithoutPanic(t *testing.T) {
 	h := startGateway(t, &fakeSource{})
 	c := h.connectInMemory(ctx, "")
 
-	noSchema := messages.Tool{Server: "alpha", Name: "noschema"}
-	stringSchema := messages.Tool{Server: "alpha", Name: "string", InputSchema: map[string]any{"type": "string"}}
-	notObject := messages.Tool{Server: "alpha", Name: "array", InputSchema: []any{"type", "object"}}
+	noSchema := messages.Tool{Server: "alpha", Prefix: "alpha", Name: "noschema"}
+	stringSchema := messages.Tool{Server: "alpha", Prefix: "alpha", Name: "string", InputSchema: map[string]any{"type": "string"}}
+	notObject := messages.Tool{Server: "alpha", Prefix: "alpha", Name: "array", InputSchema: []any{"type", "object"}}
 	// Valid JSON, type object, but an x-mcp-header on a non-primitive
 	// property: only Server.AddTool itself refuses it (by panicking).
-	badHeader := messages.Tool{Server: "alpha", Name: "header", InputSchema: map[string]any{
+	badHeader := messages.Tool{Server: "alpha", Prefix: "alpha", Name: "header", InputSchema: map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"a": map[string]any{"type": "object", "x-mcp-header": "X-A"}},
 	}}
@@ -208,7 +208,7 @@ func TestGateway_UnchangedToolsNotReadded(t *testing.T) {
 	}
 }
 
-// A call goes to the Source under its server__tool name with the client's
+// A call goes to the Source under its prefix__tool name with the client's
 // raw arguments; the result passes through, except for the upstream
 // server's serverInfo in _meta.
 func TestGateway_CallRoutedAndResultPassedThrough(t *testing.T) {

@@ -158,6 +158,7 @@ func (s *fakeSource) declare(path string, servers ...string) {
 func tool(server, name, desc string) messages.Tool {
 	return messages.Tool{
 		Server:      server,
+		Prefix:      server,
 		Name:        name,
 		Description: desc,
 		InputSchema: map[string]any{

@@ -14,8 +14,9 @@ type Names string
 
 const (
 	// NamesPrefixed exposes each tool and prompt under its qualified
-	// name, actors.QualifiedName(server, name): server__tool by default,
-	// or under the server's configured prefix. The default.
+	// name, actors.QualifiedName(prefix, name): prefix__tool, where the
+	// prefix is the server's exposed prefix (derived from its name, or
+	// its configured prefix; "" exposes it bare). The default.
 	NamesPrefixed Names = "prefixed"
 	// NamesBare exposes tools and prompts as their servers name them.
 	// When two servers offer the same name, the first in config order
@@ -50,10 +51,10 @@ func WithConfigOrder(paths []string) Option {
 }
 
 // qualifiedName is a tool's or prompt's fleet-wide name: its server's
-// exposed prefix (the server's name) and its own name, joined by
-// actors.QualifiedName. The Source routes by it.
-func qualifiedName(server, name string) string {
-	return actors.QualifiedName(server, name)
+// exposed prefix and its own name, joined by actors.QualifiedName. The
+// Source routes by it.
+func qualifiedName(prefix, name string) string {
+	return actors.QualifiedName(prefix, name)
 }
 
 // exposedName is the name the gateway gives a tool or prompt whose

@@ -24,7 +24,7 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("reason", "no name"))
 			continue
 		}
-		qualified := qualifiedName(server, p.Name)
+		qualified := qualifiedName(p.Prefix, p.Name)
 		exposed := g.exposedName(qualified, p.Name)
 		if _, dup := claims[exposed]; dup {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))

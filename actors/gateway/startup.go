@@ -144,11 +144,12 @@ func (g *Gateway) routeStarting(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		name := call.Params.Name
-		server, _, splitErr := actors.SplitName(name)
-		if splitErr != nil {
+		prefix, _, ok := actors.SplitName(name)
+		if !ok {
 			return res, err
 		}
-		switch serverState(src.Status(), server) {
+		server, state := serverByPrefix(src.Status(), prefix)
+		switch state {
 		case messages.StatePending, messages.StateStarting:
 			return errorResult(fmt.Sprintf("%s: server %q is starting, try again shortly", name, server)), nil
 		case messages.StateFailed:
@@ -175,12 +176,13 @@ func unknownTool(err error, name string) bool {
 	return errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && wire.Message == fmt.Sprintf("unknown tool %q", name)
 }
 
-// serverState is server's state in st, or "" if st has no such server.
-func serverState(st messages.Status, server string) messages.State {
+// serverByPrefix is the server whose exposed prefix is prefix, and its
+// state in st; "" if st has no such server.
+func serverByPrefix(st messages.Status, prefix string) (server string, state messages.State) {
 	for _, s := range st.Servers {
-		if s.Name == server {
-			return s.State
+		if s.Prefix == prefix {
+			return s.Name, s.State
 		}
 	}
-	return ""
+	return "", ""
 }

@@ -30,7 +30,7 @@ func (s *statusSource) Status() messages.Status {
 func fleetStatus(states map[string]messages.State) messages.Status {
 	st := messages.Status{Generation: 1, ObservedGeneration: 1}
 	for name, state := range states {
-		st.Servers = append(st.Servers, messages.ServerStatus{Name: name, State: state})
+		st.Servers = append(st.Servers, messages.ServerStatus{Name: name, Prefix: name, State: state})
 	}
 	return st
 }
@@ -73,8 +73,9 @@ func TestGateway_StartupWaitBoundsTheHold(t *testing.T) {
 }
 
 // A call of a tool the gateway does not have is answered by the state of
-// its server: starting is an isError result saying so, failed the usual
-// not-ready result; an unknown server stays "unknown tool".
+// its server, found by its exposed prefix: starting is an isError result
+// saying so, failed the usual not-ready result; an unknown server stays
+// "unknown tool".
 func TestGateway_CallOfANotReadyServer(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
@@ -83,12 +84,14 @@ func TestGateway_CallOfANotReadyServer(t *testing.T) {
 		status: fleetStatus(map[string]messages.State{"alpha": messages.StateReady, "slow": messages.StateStarting,
 			"broken": messages.StateFailed, "off": messages.StateDisabled}),
 	}
+	src.status.Servers = append(src.status.Servers, messages.ServerStatus{Name: "github.com/x/slow", Prefix: "gh", State: messages.StateStarting})
 	h := startGatewayOver(t, src, nil)
 	c := h.connectInMemory(ctx, "")
 	c.waitTools(ctx, "alpha__echo")
 	for name, want := range map[string]string{
 		"slow__echo":   `server "slow" is starting, try again shortly`,
 		"broken__echo": `server "broken" is not ready`,
+		"gh__echo":     `server "github.com/x/slow" is starting, try again shortly`,
 	} {
 		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 		if err != nil || !res.IsError || !strings.Contains(text(t, res), want) {

@@ -9,7 +9,7 @@ import (
 )
 
 // callTool answers POST /api/v1/tools/call: it calls one tool by its
-// server__tool name and returns the MCP result. Every call that reaches
+// prefix__tool name and returns the MCP result. Every call that reaches
 // the fleet is counted in the metrics.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	var req CallRequest
@@ -18,7 +18,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Name == "" {
-		writeError(w, http.StatusBadRequest, `name is required: send {"name": "server__tool", "arguments": {...}}`)
+		writeError(w, http.StatusBadRequest, `name is required: send {"name": "prefix__tool", "arguments": {...}}`)
 		return
 	}
 	args, err := callArguments(req.Arguments)

@@ -17,7 +17,7 @@ func (s *Server) prompts(w http.ResponseWriter, _ *http.Request) {
 	out := PromptList{Prompts: make([]PromptInfo, 0, len(prompts))}
 	for _, p := range prompts {
 		info := PromptInfo{
-			Name: actors.QualifiedName(p.Server, p.Name), Server: p.Server, Prompt: p.Name,
+			Name: actors.QualifiedName(p.Prefix, p.Name), Server: p.Server, Prefix: p.Prefix, Prompt: p.Name,
 			Title: p.Title, Description: p.Description, Arguments: p.Arguments,
 		}
 		if info.Arguments == nil {
@@ -36,7 +36,7 @@ func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Name == "" {
-		writeError(w, http.StatusBadRequest, `name is required: send {"name": "server__prompt", "arguments": {"key": "value"}}`)
+		writeError(w, http.StatusBadRequest, `name is required: send {"name": "prefix__prompt", "arguments": {"key": "value"}}`)
 		return
 	}
 	res, err := s.fleet.GetPrompt(r.Context(), req.Name, req.Arguments)

@@ -20,8 +20,8 @@ import (
 
 func sampleCatalog() ([]messages.Prompt, []messages.Resource, []messages.ResourceTemplate) {
 	return []messages.Prompt{
-			{Server: "alpha", Name: "greet", Description: "Greets someone.", Arguments: []messages.PromptArgument{{Name: "name", Required: true}}, Hash: "h1"},
-			{Server: "alpha", Name: "status", Hash: "h2"},
+			{Server: "alpha", Prefix: "alpha", Name: "greet", Description: "Greets someone.", Arguments: []messages.PromptArgument{{Name: "name", Required: true}}, Hash: "h1"},
+			{Server: "alpha", Prefix: "alpha", Name: "status", Hash: "h2"},
 		}, []messages.Resource{
 			{Server: "alpha", URI: "example://static/readme", Name: "readme", MIMEType: "text/plain", Hash: "h3"},
 		}, []messages.ResourceTemplate{
@@ -29,7 +29,7 @@ func sampleCatalog() ([]messages.Prompt, []messages.Resource, []messages.Resourc
 		}
 }
 
-// Prompts are listed under their fleet-wide server__prompt names;
+// Prompts are listed under their fleet-wide prefix__prompt names;
 // resources and templates as the fleet has them. Golden files pin the
 // wire form docs/api.md shows.
 func TestCatalog_ListsPromptsResourcesTemplates(t *testing.T) {

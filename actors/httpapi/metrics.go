@@ -19,7 +19,7 @@ import (
 //	res, err := fleet.CallTool(ctx, name, args)
 //	observer.ObserveCall(name, httpapi.ClassifyCall(res, err), time.Since(start))
 type CallObserver interface {
-	// ObserveCall records one call of the server__tool name with its
+	// ObserveCall records one call of the prefix__tool name with its
 	// outcome and how long it took.
 	ObserveCall(name string, outcome CallOutcome, took time.Duration)
 }

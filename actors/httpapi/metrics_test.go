@@ -57,8 +57,8 @@ func TestMetrics_FleetAndToolCalls(t *testing.T) {
 		case "alpha__sleep":
 			return nil, fmt.Errorf("%w after 1s", actors.ErrCallTimeout)
 		}
-		if _, _, err := actors.SplitName(name); err != nil {
-			return nil, err
+		if _, _, ok := actors.SplitName(name); !ok {
+			return nil, fmt.Errorf("%w: %q", actors.ErrBadToolName, name)
 		}
 		return nil, fmt.Errorf("%w: %q", actors.ErrUnknownServer, name)
 	}}

@@ -18,8 +18,9 @@ func (s *Server) tools(w http.ResponseWriter, _ *http.Request) {
 	out := ToolList{Tools: make([]ToolInfo, 0, len(tools))}
 	for _, t := range tools {
 		out.Tools = append(out.Tools, ToolInfo{
-			Name:         actors.QualifiedName(t.Server, t.Name),
+			Name:         actors.QualifiedName(t.Prefix, t.Name),
 			Server:       t.Server,
+			Prefix:       t.Prefix,
 			Tool:         t.Name,
 			Description:  t.Description,
 			InputSchema:  t.InputSchema,

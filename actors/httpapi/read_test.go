@@ -61,7 +61,7 @@ func TestStatus_ArraysAreNeverNull(t *testing.T) {
 	}
 }
 
-// Tools are listed under their fleet-wide server__tool names.
+// Tools are listed under their fleet-wide prefix__tool names.
 func TestTools_ListsQualifiedNames(t *testing.T) {
 	t.Parallel()
 	fleet := &httpapitest.Fleet{}

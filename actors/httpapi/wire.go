@@ -21,11 +21,12 @@ type ToolList struct {
 	Tools []ToolInfo `json:"tools"`
 }
 
-// ToolInfo is one exposed tool. Name is the fleet-wide server__tool name
+// ToolInfo is one exposed tool. Name is the fleet-wide prefix__tool name
 // that POST /api/v1/tools/call takes.
 type ToolInfo struct {
 	Name         string `json:"name"`
 	Server       string `json:"server"`
+	Prefix       string `json:"prefix"`
 	Tool         string `json:"tool"`
 	Description  string `json:"description"`
 	InputSchema  any    `json:"inputSchema"`
@@ -54,11 +55,13 @@ type PromptList struct {
 	Prompts []PromptInfo `json:"prompts"`
 }
 
-// PromptInfo is one exposed prompt. Name is the fleet-wide server__prompt
-// name that POST /api/v1/prompts/get takes.
+// PromptInfo is one exposed prompt. Name is the fleet-wide prefix__prompt
+// name that POST /api/v1/prompts/get takes; Prefix is the server's
+// exposed prefix.
 type PromptInfo struct {
 	Name        string           `json:"name"`
 	Server      string           `json:"server"`
+	Prefix      string           `json:"prefix"`
 	Prompt      string           `json:"prompt"`
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description"`

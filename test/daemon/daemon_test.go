@@ -47,10 +47,10 @@ func TestDaemon_EditIsSeenThroughStatusAndEvents(t *testing.T) {
 		t.Fatalf("alpha = %+v, want ready with a pid and 7 tools", alpha)
 	}
 	table := run(ctx, t, env, "status").ok(t).stdout
-	if !strings.HasPrefix(table, "NAME   TRANSPORT  STATE  TOOLS  RESTARTS  AGE  LAST ERROR\nalpha  stdio      ready  7      0") {
+	if !strings.HasPrefix(table, "NAME   PREFIX  TRANSPORT  STATE  TOOLS  RESTARTS  AGE  LAST ERROR\nalpha  alpha   stdio      ready  7      0") {
 		t.Fatalf("status table:\n%s", table)
 	}
-	if out := run(ctx, t, env, "tools").ok(t).stdout; !strings.Contains(out, "alpha__echo    Returns the message unchanged.") {
+	if out := run(ctx, t, env, "tools").ok(t).stdout; !strings.Contains(out, "alpha__echo    alpha   Returns the message unchanged.") {
 		t.Fatalf("tools:\n%s", out)
 	}
 	if out := run(ctx, t, env, "call", "alpha__echo", `{"message": "hello from the CLI"}`).ok(t).stdout; out != "hello from the CLI\n" {

@@ -130,10 +130,12 @@ func TestServe_BareNamesByConfigOrder(t *testing.T) {
 			cmd := newServe("--config", cfg, "--names", "bare")
 			c := connectCatalog(t, ctx, cmd, p.pin)
 			c.waitTools(ctx, []string{"add", "crash", "echo", "fail", "getenv", "pid", "sleep", "touch"})
+			// alpha alone exposes the same names: only the conflict says
+			// that both servers are in.
+			cmd.stderr.waitLine(ctx, t, "catalog conflict", `"key": "getenv"`, `"winner": "zeta"`, `"loser": "alpha"`)
 			if text, isErr := c.call(ctx, "getenv", map[string]any{"name": "WHO"}); text != "zeta" || isErr {
 				t.Fatalf("getenv WHO = %q (isError %v), want zeta's (declared first)", text, isErr)
 			}
-			cmd.stderr.waitLine(ctx, t, "catalog conflict", `"key": "getenv"`, `"winner": "zeta"`, `"loser": "alpha"`)
 
 			for !cmp.Equal(c.prompts(ctx), []string{"greet", "status"}) {
 				select {

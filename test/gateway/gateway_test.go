@@ -19,7 +19,7 @@ import (
 )
 
 // An editor launches `mcpvisor serve` over stdio: the client sees the
-// fleet's tools as server__tool, calls reach the right server, a config
+// fleet's tools as prefix__tool, calls reach the right server, a config
 // edit that adds a server reaches it as tools/list_changed, and closing
 // stdin stops the gateway and every server. Logs are at debug level the
 // whole time: none may reach stdout, which is the MCP stream.

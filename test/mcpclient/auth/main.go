@@ -164,7 +164,7 @@ func callTool(ctx context.Context, sup *actors.Supervisor) error {
 	if len(tools) == 0 {
 		return nil
 	}
-	res, err := sup.CallTool(ctx, actors.QualifiedName(server, tools[0].Name), map[string]any{})
+	res, err := sup.CallTool(ctx, actors.QualifiedName(tools[0].Prefix, tools[0].Name), map[string]any{})
 	if err != nil {
 		return fmt.Errorf("call %s: %w", tools[0].Name, err)
 	}

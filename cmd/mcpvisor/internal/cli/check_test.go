@@ -27,7 +27,7 @@ func TestCheck_DiagnosticsAndExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "started")
 	good := writeFile(t, dir, "good.json", `{"mcpServers": {"a": {"command": "/bin/sh", "args": ["-c", "touch `+marker+`"]}}}`)
-	warn := writeFile(t, dir, "warn.json", `{"mcpServers": {"a": {"command": "srv", "autoApprove": []}}}`)
+	warn := writeFile(t, dir, "warn.json", `{"mcpServers": {"a": {"command": "srv", "autoApprov": []}}}`)
 	bad := writeFile(t, dir, "bad.json", "{\n  \"servers\": {\n    \"b\": {\"command\": \"${MISSING_VAR}\"}\n  }\n}")
 
 	tests := []struct {
@@ -38,7 +38,7 @@ func TestCheck_DiagnosticsAndExitCodes(t *testing.T) {
 	}{
 		{name: "no files", args: []string{"check"}, code: 2},
 		{name: "valid", args: []string{"check", good}, code: 0, contains: []string{"1 servers, no errors"}},
-		{name: "warning only", args: []string{"check", warn}, code: 0, contains: []string{warn + ":1:", ": warning: ", "autoApprove"}},
+		{name: "warning only", args: []string{"check", warn}, code: 0, contains: []string{warn + ":1:", ": warning: ", "autoApprov"}},
 		{name: "error", args: []string{"check", good, bad}, code: 1, contains: []string{bad + ":3:", ": error: ", "MISSING_VAR"}},
 	}
 	for _, tt := range tests {
@@ -63,7 +63,7 @@ func TestCheck_JSON(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.json", `{"mcpServers": {"x__y": {"command": "srv"}}}`)
+	bad := writeFile(t, dir, "bad.json", `{"mcpServers": {"x": {"command": "srv", "prefix": "a__b"}}}`)
 	res := mcpvisor(ctx, map[string]string{}, "", "check", "--json", bad)
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1: %s %s", res.code, res.stdout, res.stderr)

@@ -10,11 +10,11 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
-// callCommand calls one tool: mcpvisor call server__tool ['{"arg": 1}'].
+// callCommand calls one tool: mcpvisor call prefix__tool ['{"arg": 1}'].
 // Text content is printed as it is, other content as JSON; a tool that
 // reports an error (isError) makes the exit code 1.
 func callCommand(ctx context.Context, args []string, io IO) int {
-	f := newClientFlags("call", "[--json] server__tool [ARGUMENTS_JSON | -]", io)
+	f := newClientFlags("call", "[--json] prefix__tool [ARGUMENTS_JSON | -]", io)
 	if code := f.parse(args); code >= 0 {
 		return code
 	}

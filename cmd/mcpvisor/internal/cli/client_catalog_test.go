@@ -38,7 +38,7 @@ func catalogFleet() *httpapitest.Fleet {
 		},
 	}
 	f.SetCatalog(
-		[]messages.Prompt{{Server: "alpha", Name: "greet", Description: "Greets someone.", Arguments: []messages.PromptArgument{{Name: "name", Required: true}, {Name: "language"}}}},
+		[]messages.Prompt{{Server: "alpha", Prefix: "alpha", Name: "greet", Description: "Greets someone.", Arguments: []messages.PromptArgument{{Name: "name", Required: true}, {Name: "language"}}}},
 		[]messages.Resource{{Server: "alpha", URI: "example://static/readme", Name: "readme", MIMEType: "text/plain"}},
 		[]messages.ResourceTemplate{{Server: "alpha", URITemplate: "example://items/{id}", Name: "item", MIMEType: "application/json"}},
 	)
@@ -94,12 +94,12 @@ func TestStatus_ShowsCatalogCounts(t *testing.T) {
 	t.Parallel()
 	f := &httpapitest.Fleet{}
 	f.SetStatus(messages.Status{Servers: []messages.ServerStatus{
-		{Name: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 7, Prompts: 2, Resources: 3, Templates: 1},
-		{Name: "beta", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 4},
+		{Name: "alpha", Prefix: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 7, Prompts: 2, Resources: 3, Templates: 1},
+		{Name: "beta", Prefix: "beta", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 4},
 	}})
 	r := mcpvisor(testContext(t), daemon(t, f, ""), "", "status")
 	r.want(t, cli.ExitOK, "7 +2p 3r 1t", "")
-	if !regexp.MustCompile(`(?m)^beta +stdio +ready +4 +0`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^beta +beta +stdio +ready +4 +0`).MatchString(r.stdout) {
 		t.Fatalf("beta's row without a catalog:\n%s", r.stdout)
 	}
 }

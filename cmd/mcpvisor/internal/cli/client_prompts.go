@@ -37,10 +37,10 @@ func promptsCommand(ctx context.Context, args []string, io IO) int {
 	return ExitOK
 }
 
-// promptCommand gets one prompt: mcpvisor prompt server__prompt
+// promptCommand gets one prompt: mcpvisor prompt prefix__prompt
 // ['{"arg": "value"}']. Each message prints as "role: text".
 func promptCommand(ctx context.Context, args []string, io IO) int {
-	f := newClientFlags("prompt", "[--json] server__prompt [ARGUMENTS_JSON | -]", io)
+	f := newClientFlags("prompt", "[--json] prefix__prompt [ARGUMENTS_JSON | -]", io)
 	if code := f.parse(args); code >= 0 {
 		return code
 	}

@@ -24,13 +24,13 @@ func statusCommand(ctx context.Context, args []string, io IO) int {
 // writeStatus renders st as an aligned table, then the generations and
 // every config diagnostic. now is what AGE is measured against.
 func writeStatus(w io.Writer, st messages.Status, now time.Time) {
-	rows := [][]string{{"NAME", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "AGE", "LAST ERROR"}}
+	rows := [][]string{{"NAME", "PREFIX", "TRANSPORT", "STATE", "TOOLS", "RESTARTS", "AGE", "LAST ERROR"}}
 	for _, s := range st.Servers {
 		transport := string(s.Transport)
 		if transport == "" {
 			transport = "-"
 		}
-		rows = append(rows, []string{s.Name, transport, string(s.State), catalogCell(s), strconv.Itoa(s.Restarts), age(s.Since, now), lastError(s, now)})
+		rows = append(rows, []string{s.Name, prefixColumn(s), transport, string(s.State), catalogCell(s), strconv.Itoa(s.Restarts), age(s.Since, now), lastError(s, now)})
 	}
 	writeTable(w, "", rows)
 	if len(st.Servers) == 0 {
@@ -40,6 +40,19 @@ func writeStatus(w io.Writer, st messages.Status, now time.Time) {
 	for _, d := range st.ConfigErrors {
 		fmt.Fprintln(w, formatDiagnostic(d))
 	}
+}
+
+// prefixColumn shows what a server's tools are exposed under: its prefix,
+// "(bare)" for the empty prefix of a server that has a spec, "-" for an
+// entry that has none (invalid, untrusted).
+func prefixColumn(s messages.ServerStatus) string {
+	switch {
+	case s.Prefix != "":
+		return s.Prefix
+	case s.Transport == "":
+		return "-"
+	}
+	return "(bare)"
 }
 
 // lastError is a server's error or warning on one line, with when it

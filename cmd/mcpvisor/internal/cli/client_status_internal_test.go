@@ -41,15 +41,15 @@ func sampleStatus() messages.Status {
 	return messages.Status{
 		Generation: 4, ObservedGeneration: 3,
 		Servers: []messages.ServerStatus{
-			{Name: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, PID: 41872, Tools: 7, Restarts: 1, Since: t0.Add(-2*time.Hour - 3*time.Minute)},
-			{Name: "beta", Transport: messages.TransportHTTP, State: messages.StateFailed, Attempt: 2,
+			{Name: "alpha", Prefix: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, PID: 41872, Tools: 7, Restarts: 1, Since: t0.Add(-2*time.Hour - 3*time.Minute)},
+			{Name: "beta", Prefix: "beta", Transport: messages.TransportHTTP, State: messages.StateFailed, Attempt: 2,
 				LastError: "connect: Post \"https://api.example.com/[REDACTED]\": dial tcp 203.0.113.7:443: connect: connection refused",
 				NextRetry: t0.Add(4 * time.Second), Since: t0.Add(-12 * time.Second)},
-			{Name: "delta", Transport: messages.TransportStdio, State: messages.StateReady, PID: 41900, Tools: 9, Since: t0.Add(-26 * time.Hour),
+			{Name: "delta", Prefix: "delta", Transport: messages.TransportStdio, State: messages.StateReady, PID: 41900, Tools: 9, Since: t0.Add(-26 * time.Hour),
 				Warning: "new config failed, still serving the previous session: server process exited: exit status 1"},
-			{Name: "epsilon", Transport: messages.TransportSSE, State: messages.StateDisabled},
+			{Name: "epsilon", Prefix: "epsilon", Transport: messages.TransportSSE, State: messages.StateDisabled},
 			{Name: "gamma", State: messages.StateInvalid, LastError: "env.TOKEN: ${TOKEN} is not set\nsecond line is dropped"},
-			{Name: "zeta-with-a-long-name", Transport: messages.TransportStdio, State: messages.StateStarting, Since: t0.Add(-time.Second)},
+			{Name: "zeta-with-a-long-name", Prefix: "zeta-with-a-long-name", Transport: messages.TransportStdio, State: messages.StateStarting, Since: t0.Add(-time.Second)},
 		},
 		ConfigErrors: []messages.Diagnostic{
 			{Position: messages.Position{Path: "/home/me/.mcp.json", Line: 14, Column: 5}, Severity: messages.SeverityError, Message: "env.TOKEN: ${TOKEN} is not set"},

@@ -101,8 +101,8 @@ func statusFleet() *httpapitest.Fleet {
 	f.SetStatus(messages.Status{
 		Generation: 2, ObservedGeneration: 2,
 		Servers: []messages.ServerStatus{
-			{Name: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 7, Since: time.Now()},
-			{Name: "beta", Transport: messages.TransportStdio, State: messages.StateFailed, LastError: "server process exited: exit status 1"},
+			{Name: "alpha", Prefix: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 7, Since: time.Now()},
+			{Name: "beta", Prefix: "beta", Transport: messages.TransportStdio, State: messages.StateFailed, LastError: "server process exited: exit status 1"},
 		},
 	})
 	return f
@@ -112,8 +112,8 @@ func TestStatus_PrintsTheTable(t *testing.T) {
 	t.Parallel()
 	env := daemon(t, statusFleet(), "")
 	r := mcpvisor(testContext(t), env, "", "status")
-	r.want(t, cli.ExitOK, "NAME   TRANSPORT  STATE   TOOLS  RESTARTS  AGE  LAST ERROR\n", "")
-	for _, row := range []string{`(?m)^alpha  stdio      ready   7      0         \d+s$`, `(?m)^beta   stdio      failed  0      0         -    server process exited: exit status 1$`} {
+	r.want(t, cli.ExitOK, "NAME   PREFIX  TRANSPORT  STATE   TOOLS  RESTARTS  AGE  LAST ERROR\n", "")
+	for _, row := range []string{`(?m)^alpha  alpha   stdio      ready   7      0         \d+s$`, `(?m)^beta   beta    stdio      failed  0      0         -    server process exited: exit status 1$`} {
 		if !regexp.MustCompile(row).MatchString(r.stdout) {
 			t.Errorf("no row matching %s in\n%s", row, r.stdout)
 		}
@@ -196,10 +196,10 @@ func TestClient_TokenFileReadableByOthersIsRefused(t *testing.T) {
 func TestTools_ListsNames(t *testing.T) {
 	t.Parallel()
 	fleet := &httpapitest.Fleet{}
-	fleet.SetTools([]messages.Tool{{Server: "alpha", Name: "echo", Description: "Returns the message unchanged."}})
+	fleet.SetTools([]messages.Tool{{Server: "alpha", Prefix: "alpha", Name: "echo", Description: "Returns the message unchanged."}})
 	env := daemon(t, fleet, "")
-	mcpvisor(testContext(t), env, "", "tools").want(t, cli.ExitOK, "NAME         DESCRIPTION\nalpha__echo  Returns the message unchanged.\n", "")
-	mcpvisor(testContext(t), env, "", "tools", "--json").want(t, cli.ExitOK, `{"tools":[{"name":"alpha__echo","server":"alpha","tool":"echo"`, "")
+	mcpvisor(testContext(t), env, "", "tools").want(t, cli.ExitOK, "NAME         SERVER  DESCRIPTION\nalpha__echo  alpha   Returns the message unchanged.\n", "")
+	mcpvisor(testContext(t), env, "", "tools", "--json").want(t, cli.ExitOK, `{"tools":[{"name":"alpha__echo","server":"alpha","prefix":"alpha","tool":"echo"`, "")
 	mcpvisor(testContext(t), daemon(t, &httpapitest.Fleet{}, ""), "", "tools").want(t, cli.ExitOK, "no tools", "")
 }
 

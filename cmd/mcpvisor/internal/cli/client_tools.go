@@ -7,8 +7,9 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
-// toolsCommand lists every ready server's tools by their server__tool
-// names, which `mcpvisor call` takes.
+// toolsCommand lists every ready server's tools by their exposed
+// prefix__tool names, which `mcpvisor call` takes, with the server each
+// belongs to as its config names it.
 func toolsCommand(ctx context.Context, args []string, io IO) int {
 	var list httpapi.ToolList
 	if code := getCommand(ctx, "tools", "/api/v1/tools", args, io, &list); code >= 0 {
@@ -18,9 +19,9 @@ func toolsCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintln(io.Stdout, "no tools: no server is ready (see mcpvisor status)")
 		return ExitOK
 	}
-	rows := [][]string{{"NAME", "DESCRIPTION"}}
+	rows := [][]string{{"NAME", "SERVER", "DESCRIPTION"}}
 	for _, t := range list.Tools {
-		rows = append(rows, []string{t.Name, oneLine(t.Description, 80)})
+		rows = append(rows, []string{t.Name, t.Server, oneLine(t.Description, 80)})
 	}
 	writeTable(io.Stdout, "", rows)
 	return ExitOK

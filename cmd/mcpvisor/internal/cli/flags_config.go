@@ -23,6 +23,8 @@ type configFlags struct {
 	logLevel   string
 	logFormat  string
 	inheritEnv envPolicyFlag
+	workspace  string
+	discover   bool
 
 	// project lists the configs mcpvisor picked by itself in the project
 	// (absolute): they run only as approved. Empty when the user named
@@ -37,6 +39,8 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.StringVar(&f.logFormat, "log-format", "console", "log format: console or json (logs always go to stderr)")
+	fs.BoolVar(&f.discover, "discover", false, "read the MCP config files of the tools installed for this user (Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Cline, Roo, Gemini), project files first and running only once approved (see docs/config.md)")
+	fs.StringVar(&f.workspace, "workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
 	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
 }
 
@@ -65,6 +69,13 @@ func (f *envPolicyFlag) Set(s string) error {
 // defaults fills in the config paths when no --config was given, and
 // notes which of them were found in the project rather than named.
 func (f *configFlags) defaults(lookup func(string) (string, bool)) {
+	if f.discover {
+		found := discoverFiles(workdirOr(f.workdir), lookup)
+		f.configs = append(f.configs, found.paths...)
+		f.project = found.project
+		f.trustFile = trustStorePath(lookup)
+		return
+	}
 	if len(f.configs) > 0 {
 		return
 	}
@@ -88,6 +99,8 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		InheritEnv:       f.inheritEnv.policy,
 		ApprovalRequired: f.project,
 		TrustFile:        f.trustFile,
+		InputsFile:       inputStorePath(lookup),
+		Workspace:        f.workspace,
 	}
 }
 

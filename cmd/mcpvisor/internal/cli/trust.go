@@ -47,9 +47,9 @@ func trustCommand(args []string, io IO) int {
 		return revokeApprovals(store, paths, io)
 	}
 	if len(paths) == 0 {
-		paths = existingFiles(reconciler.ResolvePaths(projectDefaults, wd, home))
+		paths = discoverFiles(wd, lookup).project
 		if len(paths) == 0 {
-			fmt.Fprintf(io.Stderr, "mcpvisor trust: no project config file (%s) in %s; name one: mcpvisor trust PATH\n", strings.Join(projectDefaults, ", "), wd)
+			fmt.Fprintf(io.Stderr, "mcpvisor trust: no project config file (%s) in %s; name one: mcpvisor trust PATH\n", strings.Join(discoverableProjectFiles, ", "), wd)
 			return ExitFailed
 		}
 	}
@@ -193,16 +193,6 @@ func revokeApprovals(store string, paths []string, io IO) int {
 		}
 	}
 	return code
-}
-
-func existingFiles(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil && !info.IsDir() {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func plural(n int, what string) string {

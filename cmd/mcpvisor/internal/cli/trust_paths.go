@@ -59,6 +59,12 @@ func homeDir(lookup func(string) (string, bool)) string {
 	return h
 }
 
+// inputStorePath is where VS Code input values live: inputs.json next to
+// the trust store.
+func inputStorePath(lookup func(string) (string, bool)) string {
+	return filepath.Join(filepath.Dir(trustStorePath(lookup)), "inputs.json")
+}
+
 // trustStorePath is where approvals live: $XDG_CONFIG_HOME/mcpvisor/
 // trust.json, else ~/.config/mcpvisor/trust.json. A relative
 // XDG_CONFIG_HOME is ignored, as the XDG spec says.

@@ -1,0 +1,154 @@
+package actors
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// The input store holds the values of VS Code inputs (${input:ID}) that
+// `mcpvisor input set` stored for this user: one JSON file,
+// {"version": 1, "inputs": {"ID": "value"}}, next to the trust store. The
+// values may be secrets (password inputs), so the store is private: the
+// directory is created 0700, the file written 0600 atomically, and a
+// store that other users can read or write is refused. Writers serialise
+// on a lock file next to it, as the trust store's do.
+
+// inputStoreVersion is the store's format version.
+const inputStoreVersion = 1
+
+type inputStoreFile struct {
+	Version int               `json:"version"`
+	Inputs  map[string]string `json:"inputs"`
+}
+
+// ReadInputs reads the input store at path. A store that does not exist
+// holds no values and is not an error.
+func ReadInputs(path string) (map[string]string, error) {
+	fc := readConfigFile(path)
+	switch {
+	case fc.Missing:
+		return map[string]string{}, nil
+	case fc.ReadErr != nil:
+		return nil, fc.ReadErr
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("input store %s is open to other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+	}
+	var f inputStoreFile
+	if err := json.Unmarshal(fc.Data, &f); err != nil {
+		// The error of encoding/json may quote the file's bytes, which
+		// are values: say only that it does not parse.
+		return nil, fmt.Errorf("input store %s is not valid JSON: fix or remove it", path)
+	}
+	if f.Version != inputStoreVersion {
+		return nil, fmt.Errorf("input store %s has version %d, want %d", path, f.Version, inputStoreVersion)
+	}
+	if f.Inputs == nil {
+		f.Inputs = map[string]string{}
+	}
+	return f.Inputs, nil
+}
+
+// UpdateInputs changes the input store at path: it reads it, applies
+// change to the values, and writes the result atomically with mode 0600,
+// creating the directory (0700) if needed.
+func UpdateInputs(path string, change func(map[string]string)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("input store directory: %w", err)
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := ReadInputs(path)
+	if err != nil {
+		return err
+	}
+	change(cur)
+	data, err := json.MarshalIndent(inputStoreFile{Version: inputStoreVersion, Inputs: cur}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(data, '\n'))
+}
+
+// InputIDs lists the ids the store at path has values for, sorted; never
+// the values.
+func InputIDs(path string) ([]string, error) {
+	vals, err := ReadInputs(path)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(vals))
+	for id := range vals {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// inputsFor is the lookup a config read gives reconciler.Load: the values
+// of the store at path, read now (on the read goroutine). An unusable
+// store answers nothing, and its error is logged by the caller.
+func inputsFor(path string) (func(string) (string, bool), error) {
+	if path == "" {
+		return nil, nil
+	}
+	vals, err := ReadInputs(path)
+	if err != nil {
+		return nil, err
+	}
+	return func(id string) (string, bool) { v, ok := vals[id]; return v, ok }, nil
+}
+
+// inputsFile is the resolved path of the input store, or "".
+func (a *configActor) inputsFile() string {
+	if a.env.opts.InputsFile == "" {
+		return ""
+	}
+	return reconciler.ResolvePaths([]string{a.env.opts.InputsFile}, a.env.opts.WorkDir, a.env.opts.Home)[0]
+}
+
+// watchedInputs adds the input store to the paths the watcher follows, so
+// that `mcpvisor input set` starts what waited for the value.
+func watchedInputs(opts Options, paths []string) []string {
+	if opts.InputsFile == "" {
+		return paths
+	}
+	store := reconciler.ResolvePaths([]string{opts.InputsFile}, opts.WorkDir, opts.Home)[0]
+	return append(paths[:len(paths):len(paths)], store)
+}
+
+// fileExists answers reconciler.LoadOptions.FileExists; it runs on the
+// config read's goroutine.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// readEnvFile answers reconciler.LoadOptions.ReadFile for an envFile:
+// bounded like a config file, refusing what is not a regular file.
+func readEnvFile(path string) ([]byte, error) {
+	fc := readConfigFile(path)
+	switch {
+	case fc.Missing:
+		return nil, os.ErrNotExist
+	case fc.ReadErr != nil:
+		return nil, fc.ReadErr
+	}
+	return fc.Data, nil
+}
+
+// ReadEnvFile reads an envFile as the config actor does, for tools that
+// load configs themselves (mcpvisor check).
+func ReadEnvFile(path string) ([]byte, error) { return readEnvFile(path) }
