@@ -102,26 +102,6 @@ type (
 	// stopSession asks for a graceful stop; the session answers its parent
 	// with sessionStopped once the process is gone, then stops itself.
 	stopSession struct{}
-	// callTool is a tool call routed to this session. reply is buffered (1)
-	// and receives exactly one callResult.
-	callTool struct {
-		ctx  context.Context
-		tool string
-		args any
-		// timeout is the server's call timeout as the reconciler knows
-		// it now: a live field, which may have changed since the
-		// session was spawned. Zero means the session's own.
-		timeout time.Duration
-		// resetOnProgress is the server's resetTimeoutOnProgress, live
-		// like timeout.
-		resetOnProgress bool
-		opts            callOptions
-		reply           chan<- callResult
-	}
-	callResult struct {
-		res *mcp.CallToolResult
-		err error
-	}
 )
 
 // Reports from a session to its parent, the reconciler.
@@ -175,8 +155,6 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.relist(c, m.kinds)
 	case *catalogListed:
 		s.catalogListed(c, m)
-	case *callTool:
-		s.call(c, m)
 	case *sessionRequest:
 		s.request(c, m)
 	case *subscribeUpstream:
@@ -468,64 +446,6 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 		StderrTail: redactLines(s.redactor, s.stderr()),
 	}))
 	s.cancel()
-}
-
-// call dispatches one tool call to a goroutine: the mailbox is never a
-// serialisation point for calls.
-func (s *sessionActor) call(c actor.Context, m *callTool) {
-	cs := s.cs
-	if cs == nil {
-		m.reply <- callResult{err: ErrNotReady}
-		return
-	}
-	timeout := m.timeout
-	if timeout <= 0 {
-		timeout = s.spec.CallTimeout
-	}
-	if timeout <= 0 {
-		timeout = s.env.opts.CallTimeout
-	}
-	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
-	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
-	s.env.work.Add(1)
-	go func() {
-		defer s.env.work.Done()
-		ctx, cancel := context.WithCancel(m.ctx)
-		defer cancel()
-		defer context.AfterFunc(stop, cancel)()
-		timer := clock.AfterFunc(timeout, cancel, "session", "call")
-		defer timer.Stop()
-		var reset func()
-		if m.resetOnProgress {
-			reset = func() { timer.Reset(timeout, "session", "call") }
-		}
-		select {
-		case calls <- struct{}{}:
-			defer func() { <-calls }()
-		case <-ctx.Done():
-		}
-		inCall, end := relay.begin(ctx, m.opts, reset)
-		defer end()
-		params := &mcp.CallToolParams{Name: m.tool, Arguments: m.args}
-		relayParams(inCall.ctx, cs, params)
-		res, err := cs.CallTool(inCall.ctx, params)
-		relay.drain(ctx)
-		switch {
-		case err == nil:
-		case m.ctx.Err() != nil:
-			err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
-		case stop.Err() != nil:
-			err = ErrNotReady
-		case ctx.Err() != nil:
-			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
-		default:
-			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
-			if authz != nil && authz.NeedsAuth() != nil {
-				root.Send(self, &authNeeded{}) // a step-up only a login can give
-			}
-		}
-		m.reply <- callResult{res: res, err: err}
-	}()
 }
 
 // stderrReader returns a function that reads the live stderr tail,

@@ -30,7 +30,10 @@ type (
 		// (progress token, log level).
 		do    func(ctx context.Context, cs *mcp.ClientSession) (any, error)
 		reply chan<- requestResult
-		// resetOnProgress and opts as for callTool.
+		// resetOnProgress is the server's resetTimeoutOnProgress and
+		// timeout its call timeout, as the reconciler knows them now:
+		// live fields, which may have changed since the session was
+		// spawned (zero: the session's own). opts are the caller's.
 		resetOnProgress bool
 		opts            callOptions
 	}
@@ -198,9 +201,11 @@ func (s *sessionActor) callTimeout() time.Duration {
 	return s.env.opts.CallTimeout
 }
 
-// request runs one request on a goroutine, as call runs a tool call: the
-// same bound on concurrent calls, the same timeout and error classes.
-func (s *sessionActor) request(_ actor.Context, m *sessionRequest) {
+// request runs one request (a tool call, a prompt get, a resource read, a
+// completion) on a goroutine: the mailbox is never a serialisation point
+// for calls. Every request gets the same bound on concurrent calls, the
+// same timeout and the same error classes.
+func (s *sessionActor) request(c actor.Context, m *sessionRequest) {
 	cs := s.cs
 	if cs == nil {
 		m.reply <- requestResult{err: ErrNotReady}
@@ -211,6 +216,7 @@ func (s *sessionActor) request(_ actor.Context, m *sessionRequest) {
 		timeout = s.callTimeout()
 	}
 	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
+	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
@@ -242,6 +248,9 @@ func (s *sessionActor) request(_ actor.Context, m *sessionRequest) {
 			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 		default:
 			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+			if authz != nil && authz.NeedsAuth() != nil {
+				root.Send(self, &authNeeded{}) // a step-up only a login can give
+			}
 		}
 		m.reply <- requestResult{res: res, err: err}
 	}()

@@ -190,29 +190,16 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 	if err != nil {
 		return nil, err
 	}
-	server := rt.status.Name
-	reply := make(chan callResult, 1)
-	// The session answers within the call timeout; this bound only covers
-	// a session that stopped with the call still in its mailbox.
-	d := rt.callTimeout + s.env.opts.StopGrace + time.Second
-	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
-	defer bound.Stop("supervisor", "call-bound")
-	o := buildCallOptions(opts)
-	if rt.resetOnProgress {
-		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
+	res, err := s.request(ctx, rt, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
+		p := &mcp.CallToolParams{Name: tool, Arguments: args}
+		relayParams(ctx, cs, p)
+		return cs.CallTool(ctx, p)
+	}, opts...)
+	if err != nil {
+		return nil, err
 	}
-	s.sys.Root.Send(rt.session, &callTool{ctx: ctx, tool: tool, args: args, timeout: rt.callTimeout,
-		resetOnProgress: rt.resetOnProgress, opts: o, reply: reply})
-	select {
-	case r := <-reply:
-		return r.res, s.replyErr(r.err)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-	case <-s.env.ending.done:
-		return nil, s.Err()
-	case <-bound.C:
-		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, server)
-	}
+	out, _ := res.(*mcp.CallToolResult)
+	return out, nil
 }
 
 // Resync re-reads every config file and retries every failed server now,
