@@ -141,9 +141,14 @@ func FuzzExpand(f *testing.F) {
 		if err := json.Unmarshal(raw, &decoded); err != nil {
 			t.Fatal(err)
 		}
-		_, wantErr := expand(decoded, fuzzEnv)
+		// The file's values expand from more than the environment (VS
+		// Code's predefined variables, the file's inputs): the reference
+		// expands from the very source the parser uses for that file.
+		opts := LoadOptions{LookupEnv: fuzzEnv}
+		entry := &entryParser{p: &fileParser{path: "/f.json", opts: opts}}
+		_, wantErr := expandFrom(decoded, entry.vars())
 		src := []byte("{\"servers\": {\"s\": {\n\"command\": \"x\",\n\"args\": [" + string(raw) + "]}}}")
-		p := ParseFile("/f.json", src, LoadOptions{LookupEnv: fuzzEnv})
+		p := ParseFile("/f.json", src, opts)
 		checkPositions(t, src, p)
 		if wantErr == nil {
 			return
