@@ -12,12 +12,14 @@ import (
 )
 
 // attachOAuth gives a streamable HTTP session an OAuth handler over the
-// token store, unless OAuth is off or the entry sets its own
-// Authorization header (which then is all the authorization it sends).
+// token store, unless OAuth is off or the entry brings its own
+// authorization: an Authorization header set by hand, or a headersHelper
+// (which then is all the authorization it sends; a 401 is the helper's
+// failure, not a login to run).
 // The stored token's values join the session's redactor.
 func (s *sessionActor) attachOAuth(cn *conn) {
 	st, ok := cn.transport.(*mcp.StreamableClientTransport)
-	if !ok || !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) {
+	if !ok || !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
 		return
 	}
 	client := &http.Client{}

@@ -217,6 +217,27 @@ func TestOAuth_AuthorizationHeaderDisablesOAuth(t *testing.T) {
 	}
 }
 
+// A headersHelper is the server's authorization too, as a header set by
+// hand is: the stored token is never sent, and a 401 is the helper's
+// failure, not a login to run.
+func TestOAuth_HeadersHelperDisablesOAuth(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	as := newAuthServer(t)
+	clock := quartz.NewMock(t)
+	dir := t.TempDir()
+	url := as.protect("/mcp")
+	_, rec := startOAuth(t, clock, dir, map[string]any{"remote": map[string]any{"url": url,
+		"headersHelper": `printf '{"Authorization": "Bearer helper-token-zq"}'`}})
+	_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
+	if strings.Contains(failed.Error, "auth login") {
+		t.Errorf("failure = %q, want the helper's 401, not a login to run", failed.Error)
+	}
+	if seen := as.tokensSeen("/mcp"); !slices.Contains(seen, "helper-token-zq") {
+		t.Errorf("the helper's token was not sent: %v", seen)
+	}
+}
+
 // A login by another process (`mcpvisor auth login` with --config, for
 // `serve` users) connects the server at once: the daemon watches the
 // token store's login marker and resyncs.
