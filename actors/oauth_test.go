@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,42 +201,44 @@ func TestOAuth_ClientCredentialsIsHeadless(t *testing.T) {
 	}
 }
 
-// An Authorization header set by hand disables OAuth: a refusal is a
-// plain failure, and the token store is not consulted.
-func TestOAuth_AuthorizationHeaderDisablesOAuth(t *testing.T) {
+// The entry's own authorization (an Authorization header set by hand, or
+// a headersHelper) turns OAuth off: a stored token is never sent, and a
+// refusal is a plain failure, not a login to run (a headersHelper entry
+// with no stored token once went to needs-auth).
+func TestOAuth_OwnAuthorizationDisablesOAuth(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	as := newAuthServer(t)
-	clock := quartz.NewMock(t)
-	dir := t.TempDir()
-	url := as.protect("/mcp")
-	plantRecord(t, dir, as, "remote", url, "planted-access-0-zq", "planted-refresh-0-zq", clock.Now().Add(time.Hour))
-	_, rec := startOAuth(t, clock, dir, map[string]any{"remote": map[string]any{"url": url,
-		"headers": map[string]any{"Authorization": "Bearer hand-set-token-zq"}}})
-	rec.WaitState(ctx, 0, "remote", messages.StateFailed)
-	if seen := as.tokensSeen("/mcp"); slices.Contains(seen, "planted-access-0-zq") {
-		t.Errorf("the stored token was sent despite the header: %v", seen)
+	own := map[string]map[string]any{
+		"header": {"headers": map[string]any{"Authorization": "Bearer own-token-zq"}},
+		"helper": {"headersHelper": `printf '{"Authorization": "Bearer own-token-zq"}'`},
 	}
-}
-
-// A headersHelper is the server's authorization too, as a header set by
-// hand is: the stored token is never sent, and a 401 is the helper's
-// failure, not a login to run.
-func TestOAuth_HeadersHelperDisablesOAuth(t *testing.T) {
-	t.Parallel()
-	ctx := testContext(t)
-	as := newAuthServer(t)
-	clock := quartz.NewMock(t)
-	dir := t.TempDir()
-	url := as.protect("/mcp")
-	_, rec := startOAuth(t, clock, dir, map[string]any{"remote": map[string]any{"url": url,
-		"headersHelper": `printf '{"Authorization": "Bearer helper-token-zq"}'`}})
-	_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
-	if strings.Contains(failed.Error, "auth login") {
-		t.Errorf("failure = %q, want the helper's 401, not a login to run", failed.Error)
-	}
-	if seen := as.tokensSeen("/mcp"); !slices.Contains(seen, "helper-token-zq") {
-		t.Errorf("the helper's token was not sent: %v", seen)
+	for kind, fields := range own {
+		for _, stored := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/stored=%v", kind, stored), func(t *testing.T) {
+				t.Parallel()
+				ctx := testContext(t)
+				as := newAuthServer(t)
+				clock := quartz.NewMock(t)
+				dir := t.TempDir()
+				url := as.protect("/mcp")
+				if stored {
+					plantRecord(t, dir, as, "remote", url, "planted-access-0-zq", "planted-refresh-0-zq", clock.Now().Add(time.Hour))
+				}
+				entry := map[string]any{"url": url}
+				maps.Copy(entry, fields)
+				_, rec := startOAuth(t, clock, dir, map[string]any{"remote": entry})
+				_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
+				if strings.Contains(failed.Error, "auth login") {
+					t.Errorf("failure = %q, want the server's refusal, not a login to run", failed.Error)
+				}
+				seen := as.tokensSeen("/mcp")
+				if slices.Contains(seen, "planted-access-0-zq") {
+					t.Errorf("the stored token was sent: %v", seen)
+				}
+				if !slices.Contains(seen, "own-token-zq") {
+					t.Errorf("the entry's own token was not sent: %v", seen)
+				}
+			})
+		}
 	}
 }
 
