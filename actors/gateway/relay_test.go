@@ -262,9 +262,12 @@ func TestRelay_ClientRootsReachTheServers(t *testing.T) {
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { tools <- struct{}{} },
 	})
 	client.AddRoots(&mcp.Root{URI: "file:///work/a"})
+	// The server is up first: a client that comes before it hands its
+	// roots to the server's connect, and there is no change to announce.
+	r.rec.WaitState(ctx, 0, "demo", messages.StateReady)
 	cs := r.connectClient(ctx, "2025-11-25", client, tools, "demo__roots")
 	// The gateway read the client's roots once it initialized, and the
-	// server was told.
+	// running server was told.
 	waitSignal(t, ctx, changed, "roots/list_changed after the client connected")
 	if got := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__roots"}); got != "roots: file:///work/a" {
 		t.Errorf("%q, want the client's root", got)
