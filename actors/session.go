@@ -318,7 +318,7 @@ func closedByServer(err error) bool {
 // exited reports whether the server's process has been reaped. A failed
 // Connect closes the session, which waits for the process, so a server
 // that exited during the handshake has its exit status by now.
-func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil }
+func exited(cn *conn) bool { return cn.exitState() != nil }
 
 // handshakeExit says that the server exited before the handshake was done,
 // with its exit status and its last stderr line: the first thing a user
@@ -326,7 +326,7 @@ func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil 
 // key missing). The SDK's own words for it ("client is closing: EOF") say
 // neither. The caller redacts the text.
 func handshakeExit(cn *conn) error {
-	msg := "server process exited during the MCP handshake: " + cn.cmd.ProcessState.String()
+	msg := "server process exited during the MCP handshake: " + cn.exitState().String()
 	if tail := cn.stderrTail(); len(tail) > 0 {
 		msg += "; its last stderr line: " + tail[len(tail)-1]
 	}
@@ -467,10 +467,11 @@ func (s *sessionActor) stderr() []string {
 }
 
 func exitCode(cn *conn) int {
-	if cn.cmd == nil || cn.cmd.ProcessState == nil {
+	st := cn.exitState()
+	if st == nil {
 		return -1
 	}
-	return cn.cmd.ProcessState.ExitCode()
+	return st.ExitCode()
 }
 
 // deathError describes how a live session ended.
@@ -479,8 +480,8 @@ func deathError(err error, cn *conn) error {
 	switch {
 	case errors.As(err, &ee):
 		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
-	case cn.cmd != nil && cn.cmd.ProcessState != nil:
-		return fmt.Errorf("server process exited: %s", cn.cmd.ProcessState.String())
+	case exited(cn):
+		return fmt.Errorf("server process exited: %s", cn.exitState().String())
 	case err != nil:
 		return fmt.Errorf("session lost: %w", err)
 	default:
