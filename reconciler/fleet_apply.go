@@ -186,8 +186,9 @@ func (f *Fleet) stop(name, reason string) {
 		return
 	}
 	f.stopSession(s.cur)
-	if s.state == messages.StateStopping {
-		s.toIdle = false // was stopping to idle: now it goes away
+	wasStopping := s.state == messages.StateStopping
+	s.toIdle = false // if it was stopping to idle, now it goes away
+	if wasStopping {
 		return
 	}
 	f.transition(s, messages.StateStopping, reason, nil)

@@ -39,6 +39,7 @@ type fleetRig struct {
 	uses      int
 	useServer map[string]string
 	answered  map[string]bool
+	released  map[string]bool
 
 	out []string // the rendering of the command being run
 	// rows holds each row as last printed: a row is printed when it changed.
@@ -67,7 +68,7 @@ var defaultRigOptions = reconciler.FleetOptions{
 func newFleetRig(t testing.TB, opts reconciler.FleetOptions) *fleetRig {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return &fleetRig{t: t, fleet: reconciler.NewFleet(opts), opts: opts, start: start, now: start, timers: map[string]rigTimer{}, armed: map[string]uint64{}, rows: map[string]string{},
-		idleTimers: map[string]rigTimer{}, useServer: map[string]string{}, answered: map[string]bool{}}
+		idleTimers: map[string]rigTimer{}, useServer: map[string]string{}, answered: map[string]bool{}, released: map[string]bool{}}
 }
 
 // step feeds one input, tracks and renders its effects, then renders the

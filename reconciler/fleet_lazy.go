@@ -152,7 +152,9 @@ func (f *Fleet) serverWanted(m ServerWanted) {
 	case messages.StateFailed:
 		if f.lazy(s) && !s.parked {
 			s.waiting = append(s.waiting, m.ID)
-			f.retryWhenDue(s)
+			if s.next == nil { // else a changed spec is connecting: its outcome decides
+				f.retryWhenDue(s)
+			}
 			return
 		}
 	}
@@ -281,9 +283,14 @@ func (f *Fleet) stopToIdle(s *fleetServer, reason string) {
 }
 
 // stoppedToIdle is the end of a stop to idle: s is idle, or starts again
-// at once for the uses that arrived meanwhile.
+// at once for the uses that arrived meanwhile (or because it was made
+// eager meanwhile).
 func (f *Fleet) stoppedToIdle(s *fleetServer, session uint64) {
 	s.toIdle, s.everReady = false, false
+	if !f.lazy(s) {
+		f.launch(s, "autostart eager")
+		return
+	}
 	f.transition(s, messages.StateIdle, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = session })
 	if len(s.waiting) > 0 {
 		f.launch(s, "used")

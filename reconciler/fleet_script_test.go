@@ -249,6 +249,7 @@ func (r *fleetRig) run(command string) {
 		if !ok {
 			r.t.Fatalf("release %s: no such use", args[1])
 		}
+		r.released[args[1]] = true
 		r.step(reconciler.ServerReleased{Now: r.now, ID: args[1], Server: server})
 	case "prime":
 		r.step(reconciler.CatalogWanted{Now: r.now, Server: args[1]})

@@ -11,6 +11,7 @@ import (
 // launch starts a new session for s now, or queues it for a connect slot.
 func (f *Fleet) launch(s *fleetServer, reason string) {
 	f.cancelRetry(s)
+	s.toIdle = false // a stop to idle in progress is moot
 	if f.opts.MaxConnects > 0 && f.connecting >= f.opts.MaxConnects {
 		if !slices.Contains(f.queue, s.spec.Name) {
 			f.queue = append(f.queue, s.spec.Name)
