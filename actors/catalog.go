@@ -140,6 +140,16 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 
 // request sends one request to a row's session and waits for it.
 func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
+	if row.lazy {
+		// Started on first use, held until the request ends.
+		session, release, err := s.use(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		lazy := *row
+		lazy.session, row = session, &lazy
+	}
 	if row.session == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}

@@ -30,6 +30,7 @@ type Supervisor struct {
 	pids      PIDs
 
 	resyncs atomic.Uint64 // numbers resync requests
+	uses    atomic.Uint64 // numbers the uses of lazy servers
 
 	closeOnce sync.Once
 	closeErr  error

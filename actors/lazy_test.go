@@ -1,0 +1,186 @@
+package actors_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
+)
+
+// lazyConfig writes a config of one lazy in-memory server "s" with the
+// given extra fields.
+func lazyConfig(t *testing.T, extra map[string]any) string {
+	t.Helper()
+	entry := map[string]any{"command": "in-memory", "autostart": "lazy"}
+	for k, v := range extra {
+		entry[k] = v
+	}
+	path := configFor(t)
+	writeConfig(t, path, map[string]any{"s": entry})
+	return path
+}
+
+// primed waits until a lazy server's priming start is over: idle, with
+// its catalog listed.
+func primed(t *testing.T, rec *testkit.Recorder, server string) {
+	t.Helper()
+	ctx := testContext(t)
+	stopping, _ := rec.WaitState(ctx, 0, server, messages.StateStopping)
+	rec.WaitState(ctx, stopping, server, messages.StateIdle)
+}
+
+// A lazy server whose catalog is not known is started once to list it,
+// then stopped, back to idle: its tools stay listed with no process
+// running, and each transition is an event.
+func TestLazy_PrimingStartListsTheCatalogAndStops(t *testing.T) {
+	t.Parallel()
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("s"))
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, nil)}})
+	primed(t, rec, "s")
+	want := []string{
+		"stopped→idle (lazy: idle until used)",
+		"idle→starting (listing its catalog)",
+		"starting→ready (connected)",
+		"ready→stopping (catalog listed; idle until used)",
+		"stopping→idle (process gone)",
+	}
+	if diff := cmp.Diff(want, transitions(rec, 0, "s")); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s", diff)
+	}
+	if st := sup.Status().Servers[0]; st.State != messages.StateIdle || st.PID != 0 || st.Session != 0 || st.Tools != 1 {
+		t.Fatalf("status = %+v, want idle, no session, its one tool listed", st)
+	}
+	if got := sup.Tools(); len(got) != 1 || got[0].Name != "echo" {
+		t.Fatalf("tools while idle = %+v, want s's echo", got)
+	}
+	if n := f.dialCount("s"); n != 1 {
+		t.Fatalf("dials = %d, want the one priming start", n)
+	}
+}
+
+// The first call starts an idle lazy server and waits for it; after its
+// idle timeout without use it is stopped and idle again, not stopped,
+// with its tools still listed.
+func TestLazy_FirstCallStartsItIdleTimeoutStopsIt(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	defer idle.Close()
+	f := newFleet(t, echoServers("s"))
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, map[string]any{"idleTimeout": "1m"})}})
+	primed(t, rec, "s")
+
+	mark := rec.Len()
+	res, err := sup.CallTool(ctx, "s__echo", map[string]any{})
+	if err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "echo" {
+		t.Fatalf("first call = %+v, want the server's answer", res)
+	}
+	if n := f.dialCount("s"); n != 2 {
+		t.Fatalf("dials = %d, want the priming start and the call's", n)
+	}
+	// The call's end arms the idle timer.
+	armed := idle.MustWait(ctx)
+	if armed.Duration != time.Minute {
+		t.Fatalf("idle timer = %s, want 1m", armed.Duration)
+	}
+	armed.MustRelease(ctx)
+	if d, ok := mClock.Peek(); !ok || d != time.Minute {
+		t.Fatalf("next timer in %s (%v), want the idle timer in 1m", d, ok)
+	}
+	mClock.Advance(time.Minute).MustWait(ctx)
+	_, back := rec.WaitState(ctx, mark, "s", messages.StateIdle)
+	want := []string{
+		"idle→starting (used)",
+		"starting→ready (connected)",
+		"ready→stopping (unused for 1m0s)",
+		"stopping→idle (process gone)",
+	}
+	if diff := cmp.Diff(want, transitions(rec, mark, "s")); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s", diff)
+	}
+	if back.Session == 0 {
+		t.Fatalf("idle event %+v names no session", back)
+	}
+	if st := sup.Status().Servers[0]; st.State != messages.StateIdle || st.PID != 0 || st.Tools != 1 {
+		t.Fatalf("status after the idle timeout = %+v, want idle with its tool listed", st)
+	}
+}
+
+// A resync retries failed servers: it starts no idle one.
+func TestLazy_ResyncStartsNoIdleServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("s"))
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, nil)}})
+	primed(t, rec, "s")
+	mark := rec.Len()
+	plan, done, err := sup.Resync(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]messages.PlanStep{{Server: "s", Action: messages.ActionKeep, Reason: "unchanged"}}, plan.Steps); diff != "" {
+		t.Fatalf("resync plan (-want +got):\n%s", diff)
+	}
+	if len(done.Outcomes) != 0 {
+		t.Fatalf("resync waited for %+v, want nothing", done.Outcomes)
+	}
+	if got := transitions(rec, mark, "s"); len(got) != 0 {
+		t.Fatalf("resync moved the idle server: %v", got)
+	}
+	if n := f.dialCount("s"); n != 1 || sup.Status().Servers[0].State != messages.StateIdle {
+		t.Fatalf("after resync: %d dials, status %+v; want the priming dial only, idle", n, sup.Status().Servers[0])
+	}
+}
+
+// The server's own autostart wins over the Supervisor's default; with
+// the default lazy, an entry without one is lazy.
+func TestLazy_SupervisorDefault(t *testing.T) {
+	t.Parallel()
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("l", "e"))
+	path := configFor(t)
+	writeConfig(t, path, map[string]any{
+		"l": map[string]any{"command": "in-memory"},
+		"e": map[string]any{"command": "in-memory", "autostart": "eager"},
+	})
+	_, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{path}, Autostart: messages.AutostartLazy})
+	primed(t, rec, "l")
+	ctx := testContext(t)
+	rec.WaitState(ctx, 0, "e", messages.StateReady)
+	if got := transitions(rec, 0, "e"); !cmp.Equal(got, []string{"stopped→starting (new)", "starting→ready (connected)"}) {
+		t.Fatalf("eager entry: %v", got)
+	}
+}
+
+// A lazy server that cannot start answers the call with the usual error
+// class, naming why (here the crash-loop budget of one failure is spent,
+// so the call is refused at once rather than waiting out the backoff).
+func TestLazy_FailedStartIsTheCallsError(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	f := newFleet(t, echoServers("s"))
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, nil)},
+		CrashLoop: reconciler.CrashLoop{Failures: 1, Window: time.Minute}})
+	primed(t, rec, "s")
+	f.breakDials("s", errors.New("no such binary"))
+	_, err := sup.CallTool(ctx, "s__echo", map[string]any{})
+	if !errors.Is(err, actors.ErrNotReady) || !strings.Contains(err.Error(), "no such binary") {
+		t.Fatalf("call = %v, want ErrNotReady naming the failure", err)
+	}
+}
