@@ -39,6 +39,8 @@ import (
 //	entry invalid in config                   report invalid, start nothing (a live L keeps serving);
 //	                                          siblings are unaffected
 //	entry disabled                            report disabled, start nothing
+//	D lazy (autostart), nothing in use        idle: start nothing; a use starts it, the idle
+//	                                          timer stops it again (see fleet_lazy.go)
 //	file unparsable                           (upstream: Load keeps the servers last parsed from it)
 //
 // Plan computes the action for each name; Fleet carries it out. At most
