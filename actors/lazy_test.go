@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -182,5 +184,100 @@ func TestLazy_FailedStartIsTheCallsError(t *testing.T) {
 	_, err := sup.CallTool(ctx, "s__echo", map[string]any{})
 	if !errors.Is(err, actors.ErrNotReady) || !strings.Contains(err.Error(), "no such binary") {
 		t.Fatalf("call = %v, want ErrNotReady naming the failure", err)
+	}
+}
+
+// Prompt gets, resource reads and completions start an idle lazy server
+// as calls do, its prompts and resources listed (and routed) while idle.
+func TestLazy_GetReadCompleteStartAnIdleServer(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	defer idle.Close()
+	c := newCatalogServer("s")
+	f := newFleet(t, map[string]func() *mcp.Server{"s": func() *mcp.Server { return c.srv }})
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, map[string]any{"idleTimeout": "1m"})}})
+	primed(t, rec, "s")
+	if len(sup.Prompts()) != 1 || len(sup.Resources()) != 1 || len(sup.ResourceTemplates()) != 1 {
+		t.Fatalf("while idle: prompts %v, resources %v, templates %v; want one of each", sup.Prompts(), sup.Resources(), sup.ResourceTemplates())
+	}
+	for _, req := range []struct {
+		name string
+		run  func() error
+	}{
+		{"get", func() error { _, err := sup.GetPrompt(ctx, "s__greet", map[string]string{"who": "w"}); return err }},
+		{"read", func() error { _, err := sup.ReadResource(ctx, "mem://s/items/1"); return err }},
+		{"complete", func() error {
+			_, err := sup.Complete(ctx, &mcp.CompleteReference{Type: "ref/prompt", Name: "s__greet"}, mcp.CompleteParamsArgument{Name: "who", Value: "w"}, nil)
+			return err
+		}},
+	} {
+		mark := rec.Len()
+		if err := req.run(); err != nil {
+			t.Fatalf("%s while idle: %v", req.name, err)
+		}
+		idle.MustWait(ctx).MustRelease(ctx)
+		mClock.Advance(time.Minute).MustWait(ctx)
+		rec.WaitState(ctx, mark, "s", messages.StateIdle)
+		want := []string{"idle→starting (used)", "starting→ready (connected)", "ready→stopping (unused for 1m0s)", "stopping→idle (process gone)"}
+		if diff := cmp.Diff(want, transitions(rec, mark, "s")); diff != "" {
+			t.Fatalf("%s: transitions (-want +got):\n%s", req.name, diff)
+		}
+	}
+}
+
+// A call in flight keeps a lazy server from its idle stop: a shorter call
+// that starts and ends meanwhile arms no idle timer (the trap would hold
+// the reconciler, and the barrier through its mailbox would never pass);
+// the timer is armed once the last call ends.
+func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	defer idle.Close()
+	entered, unblock := make(chan struct{}), make(chan struct{})
+	mk := func() *mcp.Server {
+		srv := toolServer(tool("echo", "e"))()
+		srv.AddTool(tool("block", "b"), func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(entered)
+			select {
+			case <-unblock:
+			case <-ctx.Done():
+			}
+			return &mcp.CallToolResult{}, nil
+		})
+		return srv
+	}
+	f := newFleet(t, map[string]func() *mcp.Server{"s": mk})
+	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, map[string]any{"idleTimeout": "1m"})}})
+	primed(t, rec, "s")
+
+	long := make(chan error, 1)
+	go func() {
+		_, err := sup.CallTool(ctx, "s__block", map[string]any{})
+		long <- err
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("the long call never reached the server")
+	}
+	if _, err := sup.CallTool(ctx, "s__echo", map[string]any{}); err != nil {
+		t.Fatalf("short call: %v", err)
+	}
+	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	close(unblock)
+	if err := <-long; err != nil {
+		t.Fatalf("long call: %v", err)
+	}
+	if armed := idle.MustWait(ctx); armed.Duration != time.Minute {
+		t.Fatalf("idle timer %s, want 1m", armed.Duration)
+	} else {
+		armed.MustRelease(ctx)
+	}
+	if st := sup.Status().Servers[0]; st.State != messages.StateReady {
+		t.Fatalf("status %+v, want ready until the timeout", st)
 	}
 }
