@@ -178,7 +178,7 @@ func (f *Fleet) stop(name, reason string) {
 	f.publishTools(s, prev) // everything it exposed is withdrawn
 	f.publishCatalog(s)
 	f.cancelIdle(s)
-	f.refuseWaiting(s, BoundText("not ready: "+reason))
+	f.refuseWaiting(s, reason)
 	if s.cur == nil {
 		f.transition(s, messages.StateStopped, reason, nil)
 		delete(f.servers, name)

@@ -127,7 +127,7 @@ func (f *Fleet) rest(s *fleetServer, reason string) {
 func (f *Fleet) serverWanted(m ServerWanted) {
 	s := f.servers[m.Server]
 	if s == nil {
-		f.refuse(m.ID, m.Server, "not running: no such server in the fleet")
+		f.refuse(m.ID, m.Server, "no such server in the fleet")
 		return
 	}
 	s.priming = false // a use now decides when it stops
@@ -177,9 +177,9 @@ func (f *Fleet) retryWhenDue(s *fleetServer) {
 	f.transition(s, messages.StateFailed, "used; retrying in "+d.Round(time.Millisecond).String(), nil)
 }
 
-// notServing says why s refuses a use.
+// notServing says why s refuses a use: its state, and its last error.
 func (f *Fleet) notServing(s *fleetServer) string {
-	reason := "not ready: " + string(s.state)
+	reason := string(s.state)
 	if s.lastErr != "" {
 		reason += ": " + s.lastErr
 	}
