@@ -265,8 +265,8 @@ func (f *Fleet) idleDue(m IdleDue) {
 	}
 	s.idleArmed = false
 	s.idleToken++
-	if !f.lazy(s) || s.used() || s.state != messages.StateReady || s.cur == nil {
-		return
+	if !f.lazy(s) || s.used() || s.state != messages.StateReady || s.cur == nil || s.next != nil {
+		return // in use, or a changed spec connecting: its outcome re-arms the timer
 	}
 	f.stopToIdle(s, "unused for "+s.spec.IdleTimeout.String())
 }

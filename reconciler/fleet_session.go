@@ -170,6 +170,7 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 	f.transition(s, s.state, "new config failed; previous session kept", func(ev *messages.ServerStateChanged) {
 		ev.Error, ev.StderrTail = m.Error, m.StderrTail
 	})
+	f.settleIdle(s) // a lazy server's idle timer waited for the outcome
 }
 
 // fail marks s failed after the failure m (its sessions are already being
