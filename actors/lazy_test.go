@@ -3,6 +3,8 @@ package actors_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
@@ -279,5 +282,37 @@ func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 	}
 	if st := sup.Status().Servers[0]; st.State != messages.StateReady {
 		t.Fatalf("status %+v, want ready until the timeout", st)
+	}
+}
+
+// The cost of a call to a ready lazy server, which goes through the
+// reconciler (a use and its release) on top of the eager path; compare
+// with BenchmarkCallTool_InMemory/supervisor.
+func BenchmarkCallTool_LazyReady(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, mustJSON(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "in-memory", "autostart": "lazy"}}}), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	sup, err := actors.Start(actors.Options{ConfigPaths: []string{path}, Dial: benchDial, DisableWatch: true, ProbeInterval: -1, Logger: zap.NewNop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sup.Close() })
+	args := map[string]any{}
+	// The listing start stops the server again; the call after it starts
+	// it, and it keeps running (no idle timeout).
+	sub := sup.Follow(0, 256)
+	b.Cleanup(sub.Close)
+	for st := sup.Status(); len(st.Servers) != 1 || st.Servers[0].State != messages.StateIdle || len(sup.Tools()) != 1; st = sup.Status() {
+		<-sub.C
+	}
+	if _, err := sup.CallTool(ctx, "s__echo", args); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := sup.CallTool(ctx, "s__echo", args); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
