@@ -15,8 +15,9 @@ import (
 // the fleet view's snapshot (never blocking, copies); gets, reads,
 // completions and subscriptions go to the owning server's session (a lazy
 // server is started for gets, reads and completions and held until they
-// end: reconciler_lazy.go) and fail with the same error classes as CallTool: Err() once the Supervisor has
-// ended (ErrClosed after Close), ErrUnknownServer,
+// end: reconciler_lazy.go) and fail with the same error classes as
+// CallTool: Err() once the Supervisor has ended (ErrClosed after Close),
+// ErrUnknownServer,
 // ErrUnknownPrompt / ErrUnknownResource, ErrNotReady, ErrUpstream,
 // ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
 

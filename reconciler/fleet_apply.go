@@ -97,8 +97,9 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	old := s.spec
 	wasListing := f.listing(s)
 	s.spec = spec
-	f.touch(spec.Name)                           // the source position or live settings may have moved
-	listingChanged := f.listing(s) != wasListing // an idle server made eager lists nothing until ready
+	f.touch(spec.Name) // the source position or live settings may have moved
+	// An idle server made eager lists nothing until it is ready.
+	listingChanged := f.listing(s) != wasListing
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix || listingChanged {
 		var prev []messages.Tool
 		if wasListing {
