@@ -12,7 +12,11 @@
 //	            its children, which it never restarts; arms retry timers;
 //	            swaps the read-only fleet view, then publishes and replies);
 //	            it also counts the resource subscriptions per URI and has
-//	            the owning server's current session hold each upstream
+//	            the owning server's current session hold each upstream, and
+//	            answers the uses of lazy servers: a request for one asks
+//	            the reconciler for it (which starts it when idle) and waits
+//	            on its own goroutine, at most the connect timeout, for the
+//	            session to send the request to (reconciler_lazy.go)
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files, trust store and input
@@ -49,7 +53,7 @@
 //     request that needs its headers (the lifeline's during the
 //     handshake), under that request's context: cancelling it kills the
 //     helper's process group, and the request waits for it;
-//     timers (connect, call, list, subscribe, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, subscribe, probe, backoff, idle, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process

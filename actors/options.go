@@ -104,6 +104,10 @@ type Options struct {
 	// transport falls back to them. Embedders use it for custom transports,
 	// tests for in-memory servers.
 	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// Autostart is when servers whose entry sets no autostart start:
+	// messages.AutostartEager (the default) or AutostartLazy (idle until a
+	// request needs them; see docs/config.md, "Lazy servers").
+	Autostart messages.Autostart
 	// MaxConnects bounds concurrent connects; queued servers are pending.
 	MaxConnects int
 	// MaxCallsPerServer bounds concurrent tool calls per server (64).

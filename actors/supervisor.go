@@ -30,6 +30,7 @@ type Supervisor struct {
 	pids      PIDs
 
 	resyncs atomic.Uint64 // numbers resync requests
+	uses    atomic.Uint64 // numbers the uses of lazy servers
 
 	closeOnce sync.Once
 	closeErr  error
@@ -143,8 +144,9 @@ func (s *Supervisor) Status() messages.Status {
 	return st
 }
 
-// Tools returns the exposed tools of every ready server, sorted by server
-// and name. Expose each as QualifiedName(t.Prefix, t.Name). A failed
+// Tools returns the exposed tools of every ready server (and of every lazy
+// server between sessions, which a call starts), sorted by server and
+// name. Expose each as QualifiedName(t.Prefix, t.Name). A failed
 // Supervisor has none.
 func (s *Supervisor) Tools() []messages.Tool {
 	if s.env.ending.failed() != nil {
