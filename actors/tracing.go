@@ -34,6 +34,10 @@ import (
 // tracerName is the instrumentation scope of mcpvisor's spans.
 const tracerName = "github.com/mcpvisor/mcpvisor"
 
+// clientSpan is the start option of every upstream span, built once: a
+// call pays for no option slice.
+var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
 // tracing is a Supervisor's tracer; a nil *tracing traces nothing.
 type tracing struct {
 	tracer trace.Tracer
@@ -66,16 +70,18 @@ func (t *tracing) upstream(spec messages.ServerSpec) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			params := req.GetParams()
-			ctx, span := t.tracer.Start(ctx, mcptrace.SpanName(method, mcptrace.TargetName(params)), trace.WithSpanKind(trace.SpanKindClient))
+			ctx, span := t.tracer.Start(ctx, mcptrace.SpanName(method, mcptrace.TargetName(params)), clientSpan...)
 			if span.IsRecording() {
-				span.SetAttributes(base...)
-				span.SetAttributes(mcptrace.Method.String(method))
-				span.SetAttributes(mcptrace.TargetAttributes(params)...)
-				if cs, ok := req.GetSession().(*mcp.ClientSession); ok {
+				// One slice, one SetAttributes: the SDK copies them once.
+				attrs := make([]attribute.KeyValue, 0, len(base)+4)
+				attrs = append(append(attrs, base...), mcptrace.Method.String(method))
+				attrs = mcptrace.AppendTarget(attrs, params)
+				if cs, ok := req.GetSession().(*mcp.ClientSession); ok && cs != nil {
 					if init := cs.InitializeResult(); init != nil {
-						span.SetAttributes(mcptrace.ProtocolVersion.String(init.ProtocolVersion))
+						attrs = append(attrs, mcptrace.ProtocolVersion.String(init.ProtocolVersion))
 					}
 				}
+				span.SetAttributes(attrs...)
 			}
 			mcptrace.Inject(ctx, params)
 			res, err := next(ctx, method, req)
@@ -118,7 +124,7 @@ func (t *tracing) startConnect(ctx context.Context, spec messages.ServerSpec) (c
 	if t == nil {
 		return ctx, nil
 	}
-	ctx, span := t.tracer.Start(ctx, "connect "+spec.Name, trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := t.tracer.Start(ctx, "connect "+spec.Name, clientSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(upstreamAttributes(spec)...)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpvisor/mcpvisor/actors"
@@ -30,6 +31,9 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	}
 }
 
+// serverSpan is the start option of every gateway span, built once.
+var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
 // traced is the outermost receiving middleware: its span covers the
 // whole request, the startup hold included.
 func (g *Gateway) traced(next mcp.MethodHandler) mcp.MethodHandler {
@@ -39,10 +43,10 @@ func (g *Gateway) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		params := req.GetParams()
 		ctx = mcptrace.Extract(ctx, params)
-		ctx, span := g.tracer.Start(ctx, mcptrace.SpanName(method, mcptrace.TargetName(params)), trace.WithSpanKind(trace.SpanKindServer))
+		ctx, span := g.tracer.Start(ctx, mcptrace.SpanName(method, mcptrace.TargetName(params)), serverSpan...)
 		if span.IsRecording() {
-			span.SetAttributes(mcptrace.Method.String(method))
-			span.SetAttributes(mcptrace.TargetAttributes(params)...)
+			attrs := make([]attribute.KeyValue, 0, 3)
+			span.SetAttributes(mcptrace.AppendTarget(append(attrs, mcptrace.Method.String(method)), params)...)
 		}
 		res, err := next(ctx, method, req)
 		mcptrace.End(span, res, err, mcptrace.ServerCodeIsError)

@@ -17,6 +17,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
@@ -27,34 +28,42 @@ import (
 const plantedSecret = "sekrit-7f3a9c"
 
 // tracedRig is a Supervisor over one in-memory server, "demo", whose
-// tool echo records the _meta of each call, and a gateway over it, both
-// traced into one in-memory exporter.
+// tool echo records the _meta of each call (unless quiet), and a gateway
+// over it, both traced with one provider (nil: untraced).
 type tracedRig struct {
-	exp   *tracetest.InMemoryExporter
-	tp    *sdktrace.TracerProvider
 	gw    *gateway.Gateway
+	quiet bool
 	mu    sync.Mutex
 	metas []map[string]any
 }
 
-func startTracedRig(t *testing.T, traced bool) *tracedRig {
+// recordedProvider records every span as it ends (synchronously: a span
+// is in the exporter before the request that ended it returns).
+func recordedProvider(t testing.TB) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	return tp, exp
+}
+
+func startTracedRig(t testing.TB, tp trace.TracerProvider) *tracedRig {
 	t.Helper()
-	r := &tracedRig{exp: tracetest.NewInMemoryExporter()}
-	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(r.exp))
-	t.Cleanup(func() { _ = r.tp.Shutdown(context.Background()) })
-	var tp trace.TracerProvider
-	if traced {
-		tp = r.tp
-	}
+	r := &tracedRig{}
 	config := filepath.Join(t.TempDir(), "mcp.json")
 	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"demo": map[string]any{"command": "in-memory", "env": map[string]any{"TOKEN": plantedSecret}}}})
 	if err := os.WriteFile(config, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logger := zaptest.NewLogger(t)
+	logger := zap.NewNop()
+	var clock quartz.Clock = quartz.NewReal()
+	if tt, ok := t.(*testing.T); ok {
+		logger, clock = zaptest.NewLogger(tt), quartz.NewMock(tt).WithLogger(quartz.NoOpLogger)
+	} else {
+		r.quiet = true // a benchmark: keep nothing per call
+	}
 	sup, err := actors.Start(actors.Options{
 		ConfigPaths: []string{config}, DisableWatch: true, ProbeInterval: -1,
-		Clock: quartz.NewMock(t).WithLogger(quartz.NoOpLogger), Logger: logger, TracerProvider: tp,
+		Clock: clock, Logger: logger, TracerProvider: tp,
 		Dial: func(messages.ServerSpec) (mcp.Transport, error) {
 			st, ct := mcp.NewInMemoryTransports()
 			if _, err := r.upstream().Connect(context.Background(), st, nil); err != nil {
@@ -88,9 +97,11 @@ func startTracedRig(t *testing.T, traced bool) *tracedRig {
 func (r *tracedRig) upstream() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		r.mu.Lock()
-		r.metas = append(r.metas, req.Params.GetMeta())
-		r.mu.Unlock()
+		if !r.quiet {
+			r.mu.Lock()
+			r.metas = append(r.metas, req.Params.GetMeta())
+			r.mu.Unlock()
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 	})
 	return srv
@@ -103,7 +114,7 @@ func (r *tracedRig) seen() []map[string]any {
 }
 
 // client connects a gateway client and waits until it lists demo__echo.
-func (r *tracedRig) client(t *testing.T, ctx context.Context) *mcp.ClientSession {
+func (r *tracedRig) client(t testing.TB, ctx context.Context) *mcp.ClientSession {
 	t.Helper()
 	changed := make(chan struct{}, 64)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
@@ -185,10 +196,11 @@ func traceContextOf(meta map[string]any) trace.SpanContext {
 func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	r := startTracedRig(t, true)
+	tp, exp := recordedProvider(t)
+	r := startTracedRig(t, tp)
 	cs := r.client(t, ctx)
 
-	_, clientSpan := r.tp.Tracer("test-client").Start(ctx, "agent turn")
+	_, clientSpan := tp.Tracer("test-client").Start(ctx, "agent turn")
 	meta := map[string]any{}
 	carrier := propagation.MapCarrier{}
 	propagation.TraceContext{}.Inject(trace.ContextWithSpan(ctx, clientSpan), carrier)
@@ -200,7 +212,7 @@ func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 		t.Fatalf("call: %v %v", res, err)
 	}
 	clientSpan.End()
-	spans := r.exp.GetSpans()
+	spans := exp.GetSpans()
 
 	gw := spanNamed(t, spans, "tools/call demo__echo")
 	client := clientSpan.SpanContext()
@@ -252,12 +264,13 @@ func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 func TestTracing_GatewaySpanOfAnUnknownToolIsNoError(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	r := startTracedRig(t, true)
+	tp, exp := recordedProvider(t)
+	r := startTracedRig(t, tp)
 	cs := r.client(t, ctx)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__nope"}); err == nil {
 		t.Fatal("unknown tool answered")
 	}
-	s := spanNamed(t, r.exp.GetSpans(), "tools/call demo__nope")
+	s := spanNamed(t, exp.GetSpans(), "tools/call demo__nope")
 	if got := attrOf(s, "rpc.response.status_code"); got != "-32602" {
 		t.Errorf("rpc.response.status_code = %q, want -32602", got)
 	}
@@ -271,13 +284,14 @@ func TestTracing_GatewaySpanOfAnUnknownToolIsNoError(t *testing.T) {
 func TestTracing_GatewayOffTracesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	r := startTracedRig(t, false)
+	_, exp := recordedProvider(t) // never given to mcpvisor
+	r := startTracedRig(t, nil)
 	cs := r.client(t, ctx)
 	meta := map[string]any{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Meta: meta}); err != nil {
 		t.Fatal(err)
 	}
-	if spans := r.exp.GetSpans(); len(spans) != 0 {
+	if spans := exp.GetSpans(); len(spans) != 0 {
 		t.Errorf("%d spans with tracing off", len(spans))
 	}
 	if got := r.seen()[0]["traceparent"]; got != nil {

@@ -66,43 +66,44 @@ func TargetName(params mcp.Params) string {
 	return ""
 }
 
-// TargetAttributes say what a request was about: the tool or prompt
-// name, or a resource URI's scheme. Nothing else of params is read.
-func TargetAttributes(params mcp.Params) []attribute.KeyValue {
+// AppendTarget appends what a request was about to dst: the tool or
+// prompt name, or a resource URI's scheme. Nothing else of params is
+// read.
+func AppendTarget(dst []attribute.KeyValue, params mcp.Params) []attribute.KeyValue {
 	switch p := params.(type) {
 	case *mcp.CallToolParams:
 		if p != nil {
-			return []attribute.KeyValue{ToolName.String(p.Name), Operation.String("execute_tool")}
+			return append(dst, ToolName.String(p.Name), Operation.String("execute_tool"))
 		}
 	case *mcp.CallToolParamsRaw:
 		if p != nil {
-			return []attribute.KeyValue{ToolName.String(p.Name), Operation.String("execute_tool")}
+			return append(dst, ToolName.String(p.Name), Operation.String("execute_tool"))
 		}
 	case *mcp.GetPromptParams:
 		if p != nil {
-			return []attribute.KeyValue{PromptName.String(p.Name)}
+			return append(dst, PromptName.String(p.Name))
 		}
 	case *mcp.ReadResourceParams:
 		if p != nil {
-			return schemeOf(p.URI)
+			return appendScheme(dst, p.URI)
 		}
 	case *mcp.SubscribeParams:
 		if p != nil {
-			return schemeOf(p.URI)
+			return appendScheme(dst, p.URI)
 		}
 	case *mcp.UnsubscribeParams:
 		if p != nil {
-			return schemeOf(p.URI)
+			return appendScheme(dst, p.URI)
 		}
 	case *mcp.CompleteParams:
 		if p != nil && p.Ref != nil {
 			if p.Ref.Type == "ref/prompt" {
-				return []attribute.KeyValue{PromptName.String(p.Ref.Name)}
+				return append(dst, PromptName.String(p.Ref.Name))
 			}
-			return schemeOf(p.Ref.URI)
+			return appendScheme(dst, p.Ref.URI)
 		}
 	}
-	return nil
+	return dst
 }
 
 // SpanName is the conventions' "{mcp.method.name} {target}".
@@ -113,11 +114,11 @@ func SpanName(method, target string) string {
 	return method + " " + target
 }
 
-func schemeOf(uri string) []attribute.KeyValue {
+func appendScheme(dst []attribute.KeyValue, uri string) []attribute.KeyValue {
 	if s := Scheme(uri); s != "" {
-		return []attribute.KeyValue{URLScheme.String(s)}
+		return append(dst, URLScheme.String(s))
 	}
-	return nil
+	return dst
 }
 
 // Scheme is uri's scheme (RFC 3986: a letter, then letters, digits, "+",
