@@ -173,7 +173,7 @@ func spanNamed(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.S
 func attrOf(s tracetest.SpanStub, key attribute.Key) string {
 	for _, kv := range s.Attributes {
 		if kv.Key == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -249,7 +249,7 @@ func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 	for _, s := range spans {
 		texts := []string{s.Name, s.Status.Description}
 		for _, kv := range s.Attributes {
-			texts = append(texts, kv.Value.Emit())
+			texts = append(texts, kv.Value.String())
 		}
 		for _, text := range texts {
 			if strings.Contains(text, plantedSecret) {

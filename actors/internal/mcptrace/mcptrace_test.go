@@ -74,7 +74,7 @@ func TestEnd_RecordsTheOutcomeClass(t *testing.T) {
 		s := exp.GetSpans()[0]
 		got := map[string]string{}
 		for _, kv := range s.Attributes {
-			got[string(kv.Key)] = kv.Value.Emit()
+			got[string(kv.Key)] = kv.Value.String()
 		}
 		if got["error.type"] != tc.errorType || got["rpc.response.status_code"] != tc.code {
 			t.Errorf("%s: error.type %q, code %q; want %q, %q", tc.name, got["error.type"], got["rpc.response.status_code"], tc.errorType, tc.code)
