@@ -244,7 +244,7 @@ func (s *sessionActor) start(c actor.Context) {
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
 	traced, span := s.env.tracing.startConnect(ctx, s.spec)
 	cs, cat, cancel, err := s.connect(traced, client, cn)
-	s.env.tracing.endConnect(span, ctx, cs, err)
+	s.env.tracing.endConnect(ctx, span, cs, err)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
 	if err != nil {

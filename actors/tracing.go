@@ -134,7 +134,7 @@ func (t *tracing) startConnect(ctx context.Context, spec messages.ServerSpec) (c
 // endConnect ends a connect's span: the protocol the session speaks, or
 // that it failed (stopped while connecting counts as canceled). The
 // error's text stays out: it may quote the server's stderr.
-func (t *tracing) endConnect(span trace.Span, ctx context.Context, cs *mcp.ClientSession, err error) {
+func (t *tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.ClientSession, err error) {
 	if t == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package actors_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -290,4 +292,25 @@ func TestTracing_HTTPUpstreamGetsTraceparentHeader(t *testing.T) {
 		t.Errorf("no POST carried the tools/call span %v in traceparent; got %q", want, headers)
 	}
 	noSecretIn(t, spans)
+}
+
+// A connect that fails is a connect span with an error status (and its
+// class, never the error's text).
+func TestTracing_FailedConnectIsAnErrorSpan(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	tp, exp := tracedProvider(t)
+	closedAtOnce := func(messages.ServerSpec) (mcp.Transport, error) {
+		client, server := net.Pipe()
+		_ = server.Close() // the server is gone before the handshake
+		return &mcp.IOTransport{Reader: client, Writer: client}, nil
+	}
+	_, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), closedAtOnce,
+		actors.Options{ConfigPaths: []string{configFor(t, "gone")}, TracerProvider: tp})
+	rec.WaitState(ctx, 0, "gone", messages.StateFailed)
+	s := spanNamed(t, exp.GetSpans(), "connect gone")
+	if s.Status.Code != codes.Error || s.Status.Description != "connect failed" {
+		t.Errorf("status %v %q, want Error \"connect failed\"", s.Status.Code, s.Status.Description)
+	}
+	wantAttrs(t, s, map[attribute.Key]string{"error.type": "_OTHER", "mcpvisor.server.name": "gone"})
 }
