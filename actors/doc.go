@@ -84,4 +84,14 @@
 // Server events come from the reconciler, except server.log
 // (ServerLogged), which a session's relay publishes from its notification
 // goroutine.
+//
+// # Tracing
+//
+// With Options.TracerProvider set, each session's go-sdk client gets a
+// sending middleware (tracing.go) that makes a client span per request
+// and writes its trace context into the request's _meta, and the
+// session's own HTTP transports add traceparent headers; each connect is
+// a span of its lifeline. They run on the goroutines that send (the call
+// goroutines, the lifeline) and start none. Without a provider none of it
+// is installed.
 package actors

@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
@@ -152,6 +153,12 @@ type Options struct {
 	// that supports logging (empty: none asked; servers on the go-sdk then
 	// send nothing).
 	LogLevel string
+
+	// TracerProvider, if set, traces what the Supervisor sends upstream:
+	// a span per request and per connect, their trace context carried to
+	// the server in the request's _meta and HTTP headers (see tracing.go
+	// and docs/observability.md). nil traces nothing, at no cost.
+	TracerProvider trace.TracerProvider
 }
 
 func (o Options) withDefaults() Options {
@@ -239,6 +246,8 @@ type environment struct {
 	logLevel atomic.Pointer[string]
 	// ending is closed by Close or by a core actor's failure.
 	ending *ending
+	// tracing is nil without Options.TracerProvider.
+	tracing *tracing
 	// ctx is the parent of every session's lifeline; cancel ends them all
 	// (a failure does, and Close, whatever state the actors are in).
 	ctx    context.Context

@@ -214,6 +214,7 @@ func (s *sessionActor) start(c actor.Context) {
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
 		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
 	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
+	s.env.tracing.instrument(s.client, s.spec)
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent
@@ -241,7 +242,9 @@ func (s *sessionActor) start(c actor.Context) {
 // server would then ask for and could hang on to a stop for the whole
 // grace.
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
-	cs, cat, cancel, err := s.connect(ctx, client, cn)
+	traced, span := s.env.tracing.startConnect(ctx, s.spec)
+	cs, cat, cancel, err := s.connect(traced, client, cn)
+	s.env.tracing.endConnect(ctx, span, cs, err)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
 	if err != nil {
@@ -277,7 +280,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := connectDetecting(dctx, client, cn, s.relay.orderedTransport)
+	cs, err := connectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.orderedTransport))
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)

@@ -71,6 +71,7 @@ func Start(opts Options) (*Supervisor, error) {
 		ending:     newEnding(),
 		// nil outside tests: fsnotify.
 		newNotifier: opts.newNotifier,
+		tracing:     newTracing(opts.TracerProvider),
 	}
 	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
