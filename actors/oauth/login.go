@@ -64,6 +64,17 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		spec = &messages.OAuthSpec{}
 	}
 	prev, _ := o.Store.Load(o.Spec.Name, o.Spec.URL)
+	// Discovery ahead of the flow, for the record (issuer, revocation,
+	// the resource) and for a 2025-03-26 server whose metadata names an
+	// issuer with a path, which the go-sdk is shown the current way.
+	// Its failure is the go-sdk's to report.
+	metaClient := o.Client
+	d, derr := discover(ctx, o.Client, o.Spec.URL, nil)
+	if derr == nil && d.legacy {
+		if metaClient, err = legacyClient(o.Client, o.Spec.URL, d.asm); err != nil {
+			return nil, fmt.Errorf("oauth: %w", err)
+		}
+	}
 	var captured struct {
 		cfg *oauth2.Config
 		tok *oauth2.Token
@@ -93,7 +104,7 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 			return out
 		},
 		RequestRefreshToken: true,
-		Client:              o.Client,
+		Client:              metaClient,
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			captured.cfg, captured.tok = c, t
 			return oauth2.StaticTokenSource(t), nil
@@ -125,7 +136,7 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: captured.cfg.Endpoint.AuthStyle,
 		Scopes: captured.cfg.Scopes}
 	rec.setToken(captured.tok, o.Now())
-	if d, err := discover(ctx, o.Client, o.Spec.URL, nil); err == nil {
+	if derr == nil {
 		rec.Issuer, rec.RevocationURL = d.asm.Issuer, d.asm.RevocationEndpoint
 		if d.resource != o.Spec.URL {
 			rec.BoundTo = d.resource
