@@ -29,11 +29,10 @@ func (s *sessionActor) attachOAuth(cn *conn) {
 	s.oauth = oauth.NewHandler(oauth.Config{
 		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
 		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
+		Learn: s.redactor.learn,
 	})
 	st.OAuthHandler = s.oauth
-	if secrets := s.oauth.Secrets(); len(secrets) > 0 {
-		s.redactor = s.redactor.With(secrets...)
-	}
+	s.redactor.learn(s.oauth.Secrets()...)
 }
 
 // hasAuthorization reports an Authorization header set by hand.
