@@ -38,9 +38,12 @@ type LoginOptions struct {
 // metadata document, pre-registered client or dynamic registration, PKCE
 // S256, the state and issuer checks, the resource parameter), with the
 // redirect to a loopback listener on a free port, and stores the token.
+// A streamable HTTP server is connected with the handler as its OAuth
+// hook, an HTTP+SSE one with the handler in front of its requests
+// (Transport).
 func Login(ctx context.Context, o LoginOptions) (*Record, error) {
-	if o.Spec.Transport != messages.TransportHTTP {
-		return nil, fmt.Errorf("server %q is not a streamable HTTP server: nothing to log in to", o.Spec.Name)
+	if o.Spec.Transport != messages.TransportHTTP && o.Spec.Transport != messages.TransportSSE {
+		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{}
@@ -124,7 +127,17 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: "login"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
+	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}
+	if o.Spec.Transport == messages.TransportSSE {
+		u, perr := url.Parse(o.Spec.URL)
+		if perr != nil {
+			return nil, fmt.Errorf("parse url: %w", perr)
+		}
+		sse := *o.Client
+		sse.Transport = Transport(h, u.Scheme+"://"+u.Host, o.Client.Transport)
+		transport = &mcp.SSEClientTransport{Endpoint: o.Spec.URL, HTTPClient: &sse}
+	}
+	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("log in to %s: %w", o.Spec.Name, err)
 	}
