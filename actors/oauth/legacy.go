@@ -108,8 +108,8 @@ func legacyClient(base *http.Client, serverURL string, asm *oauthex.AuthServerMe
 		return nil, err
 	}
 	answers := map[string][]byte{
-		origin + "/.well-known/oauth-protected-resource":             prm,
-		origin + originWellKnown + "/" + strings.Trim(iss.Path, "/"): meta,
+		origin + "/.well-known/oauth-protected-resource":                 prm,
+		origin + originWellKnown + "/" + strings.TrimLeft(iss.Path, "/"): meta, // RFC 8414 path insertion
 	}
 	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
 		answers[origin+"/.well-known/oauth-protected-resource"+p] = prm
