@@ -127,17 +127,27 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: "login"}, nil)
-	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}
-	if o.Spec.Transport == messages.TransportSSE {
-		u, perr := url.Parse(o.Spec.URL)
-		if perr != nil {
-			return nil, fmt.Errorf("parse url: %w", perr)
-		}
-		sse := *o.Client
-		sse.Transport = Transport(h, u.Scheme+"://"+u.Host, o.Client.Transport)
-		transport = &mcp.SSEClientTransport{Endpoint: o.Spec.URL, HTTPClient: &sse}
+	u, err := url.Parse(o.Spec.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parse url: %w", err)
 	}
-	cs, err := client.Connect(ctx, transport, nil)
+	sse := *o.Client
+	sse.Transport = Transport(h, u.Scheme+"://"+u.Host, o.Client.Transport)
+	overSSE := &mcp.SSEClientTransport{Endpoint: o.Spec.URL, HTTPClient: &sse}
+	var cs *mcp.ClientSession
+	if o.Spec.Transport == messages.TransportSSE {
+		cs, err = client.Connect(ctx, overSSE, nil)
+	} else {
+		cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
+		if err != nil && captured.tok != nil && ctx.Err() == nil {
+			// Authorized, then refused as streamable HTTP: an http server
+			// that speaks only HTTP+SSE, as the daemon's transport
+			// detection finds; the handler has the token now.
+			if sseCS, sseErr := client.Connect(ctx, overSSE, nil); sseErr == nil {
+				cs, err = sseCS, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("log in to %s: %w", o.Spec.Name, err)
 	}

@@ -246,34 +246,41 @@ func TestLogin_2025_03_26MetadataAtTheOriginNamingAnIssuerWithAPath(t *testing.T
 }
 
 // A login to an HTTP+SSE server (2024-11-05) runs the same flow, through
-// the SSE transport with the handler in front of its requests.
+// the SSE transport with the handler in front of its requests; so does
+// one to an http server that speaks only HTTP+SSE (as transport detection
+// finds it), once the token is there.
 func TestLogin_SSEServer(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	as := newCodeServer(t)
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
-		if tok != "login-access-zq" {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	m := mcp.NewServer(&mcp.Implementation{Name: "sse", Version: "1"}, nil)
-	h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return m }, nil)
-	mux.Handle("/sse", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/sse"})(h))
-	mux.Handle("/.well-known/oauth-protected-resource/sse", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource: srv.URL + "/sse", AuthorizationServers: []string{as.srv.URL}}))
-	rec, err := oauth.Login(ctx, oauth.LoginOptions{
-		Spec:  messages.ServerSpec{Name: "sse", Transport: messages.TransportSSE, URL: srv.URL + "/sse"},
-		Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
-	})
-	if err != nil {
-		t.Fatalf("login: %v", err)
-	}
-	if rec.AccessToken != "login-access-zq" || as.resource != srv.URL+"/sse" {
-		t.Errorf("record %+v, bound to %q", rec.Summary(), as.resource)
+	for _, transport := range []messages.Transport{messages.TransportSSE, messages.TransportHTTP} {
+		t.Run(string(transport), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			as := newCodeServer(t)
+			mux := http.NewServeMux()
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+				if tok != "login-access-zq" {
+					return nil, auth.ErrInvalidToken
+				}
+				return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+			}
+			m := mcp.NewServer(&mcp.Implementation{Name: "sse", Version: "1"}, nil)
+			h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return m }, nil)
+			mux.Handle("/sse", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/sse"})(h))
+			mux.Handle("/.well-known/oauth-protected-resource/sse", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+				Resource: srv.URL + "/sse", AuthorizationServers: []string{as.srv.URL}}))
+			rec, err := oauth.Login(ctx, oauth.LoginOptions{
+				Spec:  messages.ServerSpec{Name: "sse", Transport: transport, URL: srv.URL + "/sse"},
+				Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
+			})
+			if err != nil {
+				t.Fatalf("login: %v", err)
+			}
+			if rec.AccessToken != "login-access-zq" || as.resource != srv.URL+"/sse" {
+				t.Errorf("record %+v, bound to %q", rec.Summary(), as.resource)
+			}
+		})
 	}
 }
