@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // LoginOptions are what an interactive login needs.
@@ -41,7 +42,7 @@ type LoginOptions struct {
 // A streamable HTTP server is connected with the handler as its OAuth
 // hook, an HTTP+SSE one with the handler in front of its requests
 // (Transport).
-func Login(ctx context.Context, o LoginOptions) (*Record, error) {
+func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 	if o.Spec.Transport != messages.TransportHTTP && o.Spec.Transport != messages.TransportSSE {
 		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
@@ -82,6 +83,13 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		cfg *oauth2.Config
 		tok *oauth2.Token
 	}
+	defer func() {
+		// A failure after the token exchange (the server refusing the
+		// connection, say) may quote the token: the error never does.
+		if err != nil && captured.tok != nil {
+			err = errors.New(reconciler.NewRedactor(captured.tok.AccessToken, captured.tok.RefreshToken).Redact(err.Error()))
+		}
+	}()
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{

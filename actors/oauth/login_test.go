@@ -284,3 +284,37 @@ func TestLogin_SSEServer(t *testing.T) {
 		})
 	}
 }
+
+// A server that refuses the connection once authorized, quoting the
+// token in its error, does not get it into the login's error.
+func TestLogin_ErrorAfterTheTokenNeverQuotesIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	as := newCodeServer(t)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tok == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": 1,
+			"error": map[string]any{"code": -32600, "message": "token " + tok + " and login-refresh-zq refused"}})
+	})
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: srv.URL + "/mcp", AuthorizationServers: []string{as.srv.URL}}))
+	_, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "rude", Transport: messages.TransportHTTP, URL: srv.URL + "/mcp"},
+		Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
+	})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("login: %v, want the server's refusal", err)
+	}
+	if strings.Contains(err.Error(), "login-access-zq") || strings.Contains(err.Error(), "login-refresh-zq") {
+		t.Errorf("login error %q quotes the token", err)
+	}
+}
