@@ -281,7 +281,7 @@ func (e *environment) environFor(spec messages.ServerSpec) []string {
 }
 
 // redactLines redacts each line; the result is never nil.
-func redactLines(r *reconciler.Redactor, lines []string) []string {
+func redactLines(r redacting, lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = r.Redact(l)

@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // sessionRelay carries what an upstream server sends back while it serves
@@ -36,7 +35,7 @@ type sessionRelay struct {
 	env      *environment
 	server   string
 	session  uint64
-	redactor *reconciler.Redactor
+	redactor redacting
 	logs     *logLimiter
 
 	// advertised is the session's own capabilities (set before connect).
@@ -78,7 +77,7 @@ type inflightCall struct {
 // under it (an input request on 2026-07-28) belongs to that call.
 type inCallKey struct{}
 
-func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor *reconciler.Redactor) *sessionRelay {
+func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor redacting) *sessionRelay {
 	return &sessionRelay{
 		env: env, server: spec.Name, session: session, redactor: redactor,
 		logs:    newLogLimiter(env.clock),

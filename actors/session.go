@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // sessionActor owns one live MCP client session: the process or HTTP
@@ -34,8 +33,9 @@ type sessionActor struct {
 	spec messages.ServerSpec
 	id   uint64
 	log  *zap.Logger
-	// redactor knows this server's secrets.
-	redactor *reconciler.Redactor
+	// redactor knows this server's secrets, and learns the tokens the
+	// session obtains.
+	redactor *sessionRedactor
 	// oauth authorizes a remote session's requests; nil for stdio servers
 	// and for servers with an Authorization header of their own.
 	oauth *oauth.Handler
@@ -138,7 +138,7 @@ func newSessionProps(env *environment, spec messages.ServerSpec, id uint64) *act
 			log:   env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls: make(chan struct{}, env.opts.MaxCallsPerServer),
 
-			redactor: env.redactorFor(spec),
+			redactor: newSessionRedactor(env.redactorFor(spec)),
 		}
 	})
 }
@@ -205,7 +205,7 @@ func (s *sessionActor) start(c actor.Context) {
 		return
 	}
 	if cn.stderr != nil {
-		cn.stderr.redactWith(s.redactor) // before the process starts
+		cn.stderr.redactWith(s.redactor.fixed()) // before the process starts
 	}
 	s.attachOAuth(cn)
 	s.conn = cn

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -33,6 +34,9 @@ type conn struct {
 	// detect, for an http server, falls back to HTTP+SSE when the server
 	// refuses streamable HTTP (see transport_detect.go).
 	detect *transportDetector
+	// oauth is the session's OAuth handler (nil without OAuth); an
+	// HTTP+SSE connection gets it through authorizeSSE.
+	oauth *oauth.Handler
 }
 
 // refused is the reason the session's transport refused a request (a
