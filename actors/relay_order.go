@@ -20,7 +20,11 @@ import (
 // log notifications it reads, and a call ends only once every one read
 // before its response was handled (sessionRelay.drain).
 //
-// Counting needs the connection's reads, so the transport is wrapped. The
+// Counting needs the connection's reads, so the transport is wrapped;
+// where the wrapper reads the connection's messages itself (every
+// transport but streamable HTTP), it relays progress there and then, in
+// order, before anything read after it, and only log messages are
+// counted (countingConn.Read). The
 // streamable HTTP client's connection cannot be (the go-sdk tells it of
 // the session's state through a method no other package can implement),
 // so there the HTTP client's response bodies are: the events of every SSE
@@ -128,10 +132,29 @@ type countingConn struct {
 	relay *sessionRelay
 }
 
+// Read returns the next message for the go-sdk, but for the
+// notifications/progress it reads: the relay takes those itself, here,
+// on the connection's reading goroutine (relayProgress), so they reach
+// their call before any message read after them (its response included)
+// and cost neither the go-sdk's typed decoding nor its handler dispatch.
+// The go-sdk hands them to nobody but the relay anyway.
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && relayedNotifications[req.Method] && !req.IsCall() {
-		c.relay.read.Add(1)
+	for {
+		msg, err := c.Connection.Read(ctx)
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || req.IsCall() {
+			return msg, err
+		}
+		if req.Method == progressMethod {
+			c.relay.relayProgress(req.Params)
+			continue
+		}
+		if relayedNotifications[req.Method] {
+			c.relay.read.Add(1)
+		}
+		return msg, err
 	}
-	return msg, err
 }
+
+// progressMethod is the notification a connection's reader relays itself.
+const progressMethod = "notifications/progress"

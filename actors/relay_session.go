@@ -4,6 +4,7 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -119,24 +120,57 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	}
 }
 
-// onProgress hands an upstream notifications/progress to its call.
+// onProgress hands an upstream notifications/progress to its call: the
+// go-sdk calls it for the connections the relay cannot read itself (the
+// streamable HTTP client's, see relay_order.go).
 func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	defer r.relayed()
 	p := req.Params
-	token, ok := p.ProgressToken.(string)
-	if !ok {
-		return // not a token of ours
+	if token, ok := p.ProgressToken.(string); ok {
+		r.deliverProgress(token, p.Progress, p.Total, p.Message)
 	}
+}
+
+// wireProgress is the part of a notifications/progress's params the
+// relay reads. A token that is not a string is not one of ours.
+type wireProgress struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+	Progress      float64         `json:"progress"`
+	Total         float64         `json:"total"`
+	Message       string          `json:"message"`
+}
+
+// relayProgress hands a notifications/progress, as read off the
+// connection, to its call; one it cannot read, or whose token is not a
+// call's, is dropped, as the go-sdk would.
+func (r *sessionRelay) relayProgress(params json.RawMessage) {
+	var p wireProgress
+	if json.Unmarshal(params, &p) != nil || len(p.ProgressToken) < 2 || p.ProgressToken[0] != '"' {
+		return
+	}
+	var token string
+	if json.Unmarshal(p.ProgressToken, &token) != nil {
+		return
+	}
+	r.deliverProgress(token, p.Progress, p.Total, p.Message)
+}
+
+// deliverProgress gives one progress notification to the call whose
+// token it carries, if that call is still in flight.
+func (r *sessionRelay) deliverProgress(token string, progress, total float64, message string) {
 	r.mu.Lock()
 	c := r.tokens[token]
 	r.mu.Unlock()
 	if c == nil {
-		return // the call has ended
+		return // the call has ended, or the token is not one of ours
 	}
 	if c.reset != nil {
 		c.reset()
 	}
-	c.progress(messages.Progress{Server: r.server, Progress: p.Progress, Total: p.Total, Message: r.redactor.Redact(p.Message)})
+	if message != "" {
+		message = r.redactor.Redact(message)
+	}
+	c.progress(messages.Progress{Server: r.server, Progress: progress, Total: total, Message: message})
 }
 
 // relayed counts one relayed notification as handled.
