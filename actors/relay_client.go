@@ -25,6 +25,9 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 	}
 	o.Logger = r.env.slog("mcp")
 	o.Capabilities = caps
+	// Input requests are answered by the relay's own middleware
+	// (relay_input.go), which can hand them to the caller instead.
+	o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	o.ProgressNotificationHandler = r.onProgress
 	o.LoggingMessageHandler = r.onLog
 	if r.env.opts.Sampling != nil {

@@ -16,6 +16,11 @@ type callOptions struct {
 	progress   func(messages.Progress)
 	logLevel   string
 	callerCaps *mcp.ClientCapabilities
+	// passInput: the caller answers input requests (WithInputPassThrough);
+	// inputResponses and requestState are its answers.
+	passInput      bool
+	inputResponses mcp.InputResponseMap
+	requestState   string
 }
 
 // WithProgress asks the upstream server for progress on this call (its
@@ -47,6 +52,20 @@ func WithLogLevel(level string) CallOption {
 // session advertises them.
 func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
 	return func(o *callOptions) { o.callerCaps = caps }
+}
+
+// WithInputPassThrough says the caller answers a server's input requests
+// itself (protocol 2026-07-28, SEP-2322: sampling, elicitation and roots
+// asked for in a call's result): a result that asks for input is returned
+// to it as the server sent it (its InputRequests and RequestState set),
+// instead of being answered through the Options handlers and retried.
+// responses and state are what the caller's own retry carries (nil and ""
+// on its first try); they go to the server with the call. Without this
+// option, mcpvisor answers input requests itself, for every protocol.
+func WithInputPassThrough(responses mcp.InputResponseMap, state string) CallOption {
+	return func(o *callOptions) {
+		o.passInput, o.inputResponses, o.requestState = true, responses, state
+	}
 }
 
 func buildCallOptions(opts []CallOption) callOptions {

@@ -87,6 +87,14 @@ func (r *rootsSync) want(roots []*mcp.Root) {
 	r.wanted = slices.Clone(roots)
 }
 
+// current is the set the session's server should see now (what an input
+// request for roots is answered with).
+func (r *rootsSync) current() []*mcp.Root {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.wanted)
+}
+
 func (r *rootsSync) apply(client *mcp.Client) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

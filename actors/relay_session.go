@@ -73,6 +73,11 @@ type inflightCall struct {
 	// callerCaps what its caller can answer (nil: unknown).
 	token, level string
 	callerCaps   *mcp.ClientCapabilities
+	// passInput: input requests go back to the caller (relay_input.go);
+	// inputResponses and requestState are its answers to send.
+	passInput      bool
+	inputResponses mcp.InputResponseMap
+	requestState   string
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -101,7 +106,8 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	if level == "" {
 		level = r.env.upstreamLogLevel()
 	}
-	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps}
+	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps,
+		passInput: o.passInput, inputResponses: o.inputResponses, requestState: o.requestState}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
@@ -254,9 +260,23 @@ func (r *sessionRelay) soleCall() *inflightCall {
 	return newest
 }
 
+// setInputResponses puts a caller's answers to input requests, and the
+// state to echo, in the params of its call, get or read.
+func setInputResponses(p mcp.RequestParams, responses mcp.InputResponseMap, state string) {
+	switch p := p.(type) {
+	case *mcp.CallToolParams:
+		p.InputResponses, p.RequestState = responses, state
+	case *mcp.GetPromptParams:
+		p.InputResponses, p.RequestState = responses, state
+	case *mcp.ReadResourceParams:
+		p.InputResponses, p.RequestState = responses, state
+	}
+}
+
 // relayParams completes the params of a request sent under ctx (the
 // context begin returned): its progress token, if it asked for progress,
-// and on protocol 2026-07-28 its log level.
+// its caller's answers to input requests, if it passes them through, and
+// on protocol 2026-07-28 its log level and its caller's capabilities.
 func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
 	c, _ := ctx.Value(inCallKey{}).(*inflightCall)
 	if c == nil {
@@ -265,6 +285,9 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 	r := c.relay
 	if c.token != "" {
 		p.SetProgressToken(c.token)
+	}
+	if c.passInput {
+		setInputResponses(p, c.inputResponses, c.requestState)
 	}
 	init := cs.InitializeResult()
 	if init == nil || init.ProtocolVersion < statelessProtocol || (c.level == "" && c.callerCaps == nil) {

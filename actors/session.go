@@ -214,6 +214,7 @@ func (s *sessionActor) start(c actor.Context) {
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
 		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
 	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
+	s.client.AddSendingMiddleware(s.relay.inputRequests(s.rootsSync)) // the first: innermost
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent

@@ -120,7 +120,11 @@ func (r *Relay) log(ctx context.Context, server string, p *mcp.LoggingMessagePar
 // the client's progressToken, mapped to a callback that relays each
 // upstream notifications/progress to that client only under the client's
 // own token, the client's log level on protocol 2026-07-28, and its
-// capabilities (which such a call carries upstream).
+// capabilities (which such a call carries upstream). A client on
+// 2026-07-28 also answers the servers' input requests itself: the fleet
+// passes them through to it, and its retry's answers upstream. For an
+// older client the fleet answers them, through the relay's Sampling and
+// Elicitation, which ask the client by request.
 func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestParams, caps *mcp.ClientCapabilities) (context.Context, []actors.CallOption) {
 	ctx = actors.WithCaller(ctx, ss)
 	if caps == nil {
@@ -137,7 +141,27 @@ func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestP
 	if level, ok := params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && level != "" {
 		opts = append(opts, actors.WithLogLevel(level))
 	}
+	if init := ss.InitializeParams(); init != nil && init.ProtocolVersion >= statelessFrom {
+		// The client answers input requests itself: they reach it in the
+		// result, and its retry brings the answers (see inputResponses).
+		responses, state := inputResponses(params)
+		opts = append(opts, actors.WithInputPassThrough(responses, state))
+	}
 	return ctx, opts
+}
+
+// inputResponses are the answers to input requests, and the state to
+// echo, that a client's retried call, get or read carries.
+func inputResponses(params mcp.RequestParams) (mcp.InputResponseMap, string) {
+	switch p := params.(type) {
+	case *mcp.CallToolParamsRaw:
+		return p.InputResponses, p.RequestState
+	case *mcp.GetPromptParams:
+		return p.InputResponses, p.RequestState
+	case *mcp.ReadResourceParams:
+		return p.InputResponses, p.RequestState
+	}
+	return nil, ""
 }
 
 // logLevels follows the logging/setLevel of the gateway's clients: every
