@@ -170,8 +170,8 @@ func (r *sessionRelay) answerInput(ctx context.Context, asks mcp.InputRequestMap
 func (r *sessionRelay) answerOne(ctx context.Context, ask mcp.InputRequest, roots *rootsSync) (mcp.InputResponse, error) {
 	switch p := ask.(type) {
 	case *mcp.ElicitParams:
-		if r.env.opts.Elicitation == nil {
-			return &mcp.ElicitResult{Action: "decline"}, nil
+		if r.env.opts.Elicitation == nil || r.advertised == nil || r.advertised.Elicitation == nil {
+			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		return r.onElicitation(ctx, &mcp.ElicitRequest{Params: p})
 	case *mcp.CreateMessageWithToolsParams:
@@ -189,7 +189,7 @@ func (r *sessionRelay) answerOne(ctx context.Context, ask mcp.InputRequest, root
 }
 
 func (r *sessionRelay) sampleInput(ctx context.Context, p *mcp.CreateMessageParams) (mcp.InputResponse, error) {
-	if r.env.opts.Sampling == nil {
+	if r.env.opts.Sampling == nil || r.advertised == nil || r.advertised.Sampling == nil {
 		return nil, fmt.Errorf("%w: sampling asked, and mcpvisor has no one to ask", ErrInputRequests)
 	}
 	return r.onSampling(ctx, &mcp.CreateMessageRequest{Params: p})

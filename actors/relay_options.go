@@ -47,9 +47,9 @@ func WithLogLevel(level string) CallOption {
 // WithClientCapabilities says what the caller itself can answer (its
 // client's capabilities). On protocol 2026-07-28, where each request
 // carries its client's capabilities, the call then tells the server only
-// of the sampling and elicitation the caller can answer, so a server that
-// gates on them treats the call as the caller's own. Roots stay as the
-// session advertises them.
+// of the sampling, elicitation and roots the caller can answer, so a
+// server that gates on them treats the call as the caller's own. Roots
+// that the server's config lists stay, whoever calls.
 func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
 	return func(o *callOptions) { o.callerCaps = caps }
 }

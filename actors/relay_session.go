@@ -40,8 +40,10 @@ type sessionRelay struct {
 	redactor *reconciler.Redactor
 	logs     *logLimiter
 
-	// advertised is the session's own capabilities (set before connect).
-	advertised *mcp.ClientCapabilities
+	// advertised is the session's own capabilities (set before connect);
+	// configRoots: its roots are its config's, not a caller's.
+	advertised  *mcp.ClientCapabilities
+	configRoots bool
 
 	// counted: the connection's reads are counted (relay_order.go), so
 	// calls can wait for what came before their response to be relayed.
@@ -86,7 +88,7 @@ type inCallKey struct{}
 
 func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor *reconciler.Redactor) *sessionRelay {
 	return &sessionRelay{
-		env: env, server: spec.Name, session: session, redactor: redactor,
+		env: env, server: spec.Name, session: session, redactor: redactor, configRoots: len(spec.Roots) > 0,
 		logs:    newLogLimiter(env.clock),
 		changed: make(chan struct{}),
 		calls:   map[uint64]*inflightCall{},
@@ -307,6 +309,9 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 		}
 		if c.callerCaps.Elicitation == nil {
 			caps.Elicitation = nil
+		}
+		if !r.configRoots && !hasRoots(c.callerCaps) {
+			caps.RootsV2, caps.Roots = nil, mcp.RootCapabilities{}
 		}
 		// The wire form the go-sdk sends (its roots field is RootsV2).
 		meta[mcp.MetaKeyClientCapabilities] = struct {
