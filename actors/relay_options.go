@@ -26,10 +26,9 @@ type callOptions struct {
 // WithProgress asks the upstream server for progress on this call (its
 // request carries a progressToken of mcpvisor's own, unique to the call)
 // and hands every notifications/progress for it to f, in the order the
-// server sent them. f runs on the goroutine that reads the session's
-// connection (over streamable HTTP, the go-sdk's notification goroutine):
-// it must be quick, must not block and must not call back into the
-// Supervisor, or the session's other messages wait. When the
+// server sent them. f runs on the session's progress goroutine (over
+// streamable HTTP, the go-sdk's notification goroutine): it must be quick
+// and must not call back into the Supervisor. When the
 // server's config sets resetTimeoutOnProgress, each notification also
 // restarts the call's timeout.
 func WithProgress(f func(messages.Progress)) CallOption {

@@ -20,12 +20,13 @@ import (
 // log notifications it reads, and a call ends only once every one read
 // before its response was handled (sessionRelay.drain).
 //
-// Counting needs the connection's reads, so the transport is wrapped;
-// where the wrapper reads the connection's messages itself (every
-// transport but streamable HTTP), it relays progress there and then, in
-// order, before anything read after it, and only log messages are
-// counted (countingConn.Read). The
-// streamable HTTP client's connection cannot be (the go-sdk tells it of
+// Counting needs the connection's reads, so the transport is wrapped.
+// Where the wrapper reads the connection's messages itself (every
+// transport but streamable HTTP), it also takes progress out of the
+// go-sdk's way: each goes to its call's own queue, counted per call
+// (countingConn.Read, sessionRelay.relayProgress), so a call waits only
+// for its own progress, and a caller slow to take it holds up nobody
+// else. The streamable HTTP client's connection cannot be (the go-sdk tells it of
 // the session's state through a method no other package can implement),
 // so there the HTTP client's response bodies are: the events of every SSE
 // stream are counted as they are read, before the go-sdk parses them.
@@ -133,11 +134,10 @@ type countingConn struct {
 }
 
 // Read returns the next message for the go-sdk, but for the
-// notifications/progress it reads: the relay takes those itself, here,
-// on the connection's reading goroutine (relayProgress), so they reach
-// their call before any message read after them (its response included)
-// and cost neither the go-sdk's typed decoding nor its handler dispatch.
-// The go-sdk hands them to nobody but the relay anyway.
+// notifications/progress it reads: the relay takes those itself
+// (relayProgress counts and queues them), so they cost neither the
+// go-sdk's typed decoding nor its handler dispatch. The go-sdk hands them
+// to nobody but the relay anyway.
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)

@@ -47,9 +47,10 @@ type sessionRelay struct {
 
 	// counted: the connection's reads are counted (relay_order.go), so
 	// calls can wait for what came before their response to be relayed.
-	// read counts the relayed notifications (progress, log messages) the
-	// connection read; handled those relayed, changed is closed and
-	// replaced whenever handled grows (both under mu).
+	// read counts the relayed notifications the connection read and the
+	// go-sdk handles (log messages; over streamable HTTP, progress too);
+	// handled those relayed; changed is closed and replaced whenever
+	// handled or a call's delivered progress grows (both under mu).
 	counted atomic.Bool
 	read    atomic.Uint64
 
@@ -80,6 +81,13 @@ type inflightCall struct {
 	passInput      bool
 	inputResponses mcp.InputResponseMap
 	requestState   string
+
+	// The call's progress read off the connection (relayProgress), under
+	// relay.mu: queue is what waits for delivery, delivering says that
+	// deliverQueued runs, and queued and delivered count them.
+	queue             []progressNote
+	delivering        bool
+	queued, delivered uint64
 }
 
 // inCallKey marks a context derived from a call's: a request handled
@@ -148,9 +156,18 @@ type wireProgress struct {
 	Message       string          `json:"message"`
 }
 
-// relayProgress hands a notifications/progress, as read off the
-// connection, to its call; one it cannot read, or whose token is not a
-// call's, is dropped, as the go-sdk would.
+// progressNote is one progress notification waiting for delivery.
+type progressNote struct {
+	progress, total float64
+	message         string
+}
+
+// relayProgress takes a notifications/progress as read off the
+// connection: one it cannot read, or whose token is no call's in flight,
+// is dropped, as the go-sdk would; the others are queued on their call,
+// counted (the call waits for them, see drain) and delivered in order on
+// a goroutine of the call's (deliverQueued). The reader never waits for a
+// caller: one slow to take its progress holds up no other message.
 func (r *sessionRelay) relayProgress(params json.RawMessage) {
 	var p wireProgress
 	if json.Unmarshal(params, &p) != nil || len(p.ProgressToken) < 2 || p.ProgressToken[0] != '"' {
@@ -160,7 +177,48 @@ func (r *sessionRelay) relayProgress(params json.RawMessage) {
 	if json.Unmarshal(p.ProgressToken, &token) != nil {
 		return
 	}
-	r.deliverProgress(token, p.Progress, p.Total, p.Message)
+	r.mu.Lock()
+	c := r.tokens[token]
+	if c == nil {
+		r.mu.Unlock()
+		return // the call has ended, or the token is not one of ours
+	}
+	c.queue = append(c.queue, progressNote{progress: p.Progress, total: p.Total, message: p.Message})
+	c.queued++
+	start := !c.delivering
+	c.delivering = true
+	r.mu.Unlock()
+	if start {
+		r.env.work.Add(1)
+		go c.deliverQueued()
+	}
+}
+
+// deliverQueued delivers the call's queued progress in order, then ends
+// (relayProgress starts it again for more); once the call has ended,
+// what is left is dropped.
+func (c *inflightCall) deliverQueued() {
+	r := c.relay
+	defer r.env.work.Done()
+	for {
+		r.mu.Lock()
+		if len(c.queue) == 0 {
+			c.delivering, c.queue = false, nil
+			r.mu.Unlock()
+			return
+		}
+		n := c.queue[0]
+		c.queue = c.queue[1:]
+		live := r.calls[c.n] == c
+		r.mu.Unlock()
+		if live {
+			r.deliverTo(c, n.progress, n.total, n.message)
+		}
+		r.mu.Lock()
+		c.delivered++
+		r.signalLocked()
+		r.mu.Unlock()
+	}
 }
 
 // deliverProgress gives one progress notification to the call whose
@@ -172,6 +230,11 @@ func (r *sessionRelay) deliverProgress(token string, progress, total float64, me
 	if c == nil {
 		return // the call has ended, or the token is not one of ours
 	}
+	r.deliverTo(c, progress, total, message)
+}
+
+// deliverTo hands one progress notification to call c.
+func (r *sessionRelay) deliverTo(c *inflightCall, progress, total float64, message string) {
 	if c.reset != nil {
 		c.reset()
 	}
@@ -186,23 +249,31 @@ func (r *sessionRelay) relayed() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.handled++
+	r.signalLocked()
+}
+
+// signalLocked wakes every drain (r.mu held).
+func (r *sessionRelay) signalLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-// drain waits, after a call returned, until every relayed notification
-// read before its response (and perhaps a few after) was handled, so
+// drain waits, after call c returned, until every relayed notification
+// read before its response (and perhaps a few after) was handled: its
+// own progress queued by relayProgress, and the counted ones (log
+// messages; over streamable HTTP, progress too) of the whole session, so
 // that the call is still in flight while they are (see relay_order.go);
 // or until ctx ends.
-func (r *sessionRelay) drain(ctx context.Context) {
-	if !r.counted.Load() {
-		return
-	}
+func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
+	counted := r.counted.Load()
 	target := r.read.Load()
+	r.mu.Lock()
+	queued := c.queued
+	r.mu.Unlock()
 	var bound *quartz.Timer
 	for {
 		r.mu.Lock()
-		caught, changed := r.handled >= target, r.changed
+		caught, changed := c.delivered >= queued && (!counted || r.handled >= target), r.changed
 		r.mu.Unlock()
 		if caught {
 			return
