@@ -26,10 +26,11 @@ import (
 // go-sdk's way: each goes to its call's own queue, counted per call
 // (countingConn.Read, sessionRelay.relayProgress), so a call waits only
 // for its own progress, and a caller slow to take it holds up nobody
-// else. The streamable HTTP client's connection cannot be (the go-sdk tells it of
-// the session's state through a method no other package can implement),
-// so there the HTTP client's response bodies are: the events of every SSE
-// stream are counted as they are read, before the go-sdk parses them.
+// else. The streamable HTTP client's connection cannot be wrapped (the
+// go-sdk tells it of the session's state through a method no other
+// package can implement), so there the HTTP client's response bodies
+// are: the events of every SSE stream are counted as they are read,
+// before the go-sdk parses them.
 //
 // A count the go-sdk does not match (a replayed event it skips, a message
 // it drops) would hold a call back for nothing: drain waits at most
