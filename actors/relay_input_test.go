@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 roots are deprecated from protocol 2026-07-28 on (SEP-2577); a server asking for them is what these tests bound.
+
 package actors_test
 
 import (
