@@ -142,6 +142,14 @@ type Options struct {
 	// every Supervisor.RefreshRoots, which announces a change).
 	//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still answered for the servers that ask
 	Roots func() []*mcp.Root
+	// Honourable, if set, is asked at each session's connect which of the
+	// capabilities that have a handler here (Sampling, Elicitation, Roots)
+	// can be honoured now: only those (non-nil in the answer) are
+	// advertised to that server (roots listed in its config always are).
+	// A session keeps what it advertised; on protocol 2026-07-28 each call
+	// narrows it further to its caller's (WithClientCapabilities). Nil:
+	// every capability with a handler is advertised.
+	Honourable func() *mcp.ClientCapabilities
 	// Logging gets every notifications/message of every server, in order
 	// per server, on the session's notification goroutine (be quick). ctx
 	// derives from the call it belongs to, on protocol 2026-07-28 when

@@ -214,7 +214,8 @@ func (s *sessionActor) start(c actor.Context) {
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
 		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
 	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
-	s.env.tracing.instrument(s.client, s.spec)
+	s.client.AddSendingMiddleware(s.relay.inputRequests(s.rootsSync)) // the first: innermost
+	s.env.tracing.instrument(s.client, s.spec)                        // outermost: one span per request, its rounds inside
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent
