@@ -60,4 +60,3 @@ func callersAnsweredOnce(t *testing.T, nsessions int) {
 		}
 	}
 }
-
