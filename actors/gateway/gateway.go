@@ -333,7 +333,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		put(claims, &keys, tool.Name, claim[*mcp.Tool]{server: server, name: t.Name, qualified: qualified, fp: fp, item: tool})
+		put(claims, &keys, tool.Name, claim[*mcp.Tool]{server: server, qualified: qualified, fp: fp, item: tool})
 	}
 	ch := g.tools.apply(server, claims, keys, g.first())
 	g.reportConflicts(ch.conflicts)

@@ -11,11 +11,9 @@ import (
 // as the gateway exposes it, a resource URI, a URI template).
 type claim[T any] struct {
 	server string
-	// name is the server's own name for the item.
-	name string
-	// qualified is the item's fleet-wide name, what the gateway asks the
-	// Source for: actors.QualifiedName of the server's prefix and name for
-	// tools and prompts, the URI (template) itself for resources.
+	// qualified is a tool's or prompt's fleet-wide name, what the gateway
+	// asks the Source for: actors.QualifiedName of the server's prefix and
+	// name (resources go by their URIs, the keys).
 	qualified string
 	// fp fingerprints what the gateway exposes of the item: an unchanged
 	// claim is not exposed again (which would announce a change).

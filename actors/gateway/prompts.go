@@ -40,7 +40,7 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			put(claims, &keys, exposed, c)
 			continue
 		}
-		put(claims, &keys, exposed, claim[*mcp.Prompt]{server: server, name: p.Name, qualified: qualified, fp: fp, item: exportPrompt(made.next(len(prompts)-i), exposed, p)})
+		put(claims, &keys, exposed, claim[*mcp.Prompt]{server: server, qualified: qualified, fp: fp, item: exportPrompt(made.next(len(prompts)-i), exposed, p)})
 	}
 	ch := g.prompts.apply(server, claims, keys, g.first())
 	g.reportConflicts(ch.conflicts)

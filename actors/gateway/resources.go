@@ -42,7 +42,7 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 		res := made.next(len(resources) - i)
 		*res = mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType,
 			Size: r.Size, Annotations: resourceAnnotations(r.Annotations)}
-		put(claims, &keys, r.URI, claim[*mcp.Resource]{server: server, name: r.URI, qualified: r.URI, fp: fp, item: res})
+		put(claims, &keys, r.URI, claim[*mcp.Resource]{server: server, fp: fp, item: res})
 	}
 	ch := g.resources.apply(server, claims, keys, g.first())
 	g.reportConflicts(ch.conflicts)
@@ -82,7 +82,7 @@ func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTem
 		}
 		rt := &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 			MIMEType: t.MIMEType, Annotations: resourceAnnotations(t.Annotations)}
-		put(claims, &keys, t.URITemplate, claim[template]{server: server, name: t.URITemplate, qualified: t.URITemplate, fp: fp,
+		put(claims, &keys, t.URITemplate, claim[template]{server: server, fp: fp,
 			item: template{ResourceTemplate: rt, match: match}})
 	}
 	ch := g.templates.apply(server, claims, keys, g.first())
