@@ -308,8 +308,7 @@ func (g *Gateway) reportConflicts(cs []Conflict) {
 func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[*mcp.Tool], len(tools))
-	keys := make([]string, 0, len(tools))
+	claims := newClaimSet[*mcp.Tool](len(tools))
 	for _, t := range tools {
 		qualified := qualifiedName(t.Prefix, t.Name)
 		exposed := g.exposedName(qualified, t.Name)
@@ -318,7 +317,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			fp = fingerprint(t)
 		}
 		if c, same := g.tools.held(server, exposed, fp); same {
-			put(claims, &keys, exposed, c)
+			claims.put(exposed, c)
 			continue
 		}
 		tool, outErr, err := exportTool(exposed, t)
@@ -329,13 +328,13 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 		if outErr != nil {
 			g.log.Warn("output schema dropped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(outErr))
 		}
-		if _, dup := claims[tool.Name]; dup {
+		if claims.has(tool.Name) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		put(claims, &keys, tool.Name, claim[*mcp.Tool]{server: server, qualified: qualified, fp: fp, item: tool})
+		claims.put(tool.Name, claim[*mcp.Tool]{server: server, qualified: qualified, fp: fp, item: tool})
 	}
-	ch := g.tools.apply(server, claims, keys, g.first())
+	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	if len(ch.add)+len(ch.remove) == 0 {
 		return
@@ -343,7 +342,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	g.announce(messages.KindTools)
 	if g.log.Core().Enabled(zap.DebugLevel) {
 		slices.Sort(ch.add)
-		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", len(claims)),
+		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", claims.len()),
 			zap.Strings("added", ch.add), zap.Strings("removed", ch.remove))
 	}
 }

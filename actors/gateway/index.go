@@ -37,8 +37,8 @@ type Conflict struct {
 // Not safe for concurrent use; the Gateway's mutex guards it.
 type index[T any] struct {
 	kind     messages.CatalogKind
-	byServer map[string]map[string]claim[T] // server → key → its claim
-	slots    map[string]*slot[T]            // key → who claims it, what is served
+	byServer map[string]*claimSet[T] // server → its claims
+	slots    map[string]*slot[T]     // key → who claims it, what is served
 	// Lists are served server by server (servers sorted by name), each
 	// server's keys sorted (keysOf), skipping what another server wins;
 	// a page ends at a (server, key) mark (list.go). So applying one
@@ -65,7 +65,7 @@ type slot[T any] struct {
 func newIndex[T any](kind messages.CatalogKind) *index[T] {
 	return &index[T]{
 		kind:      kind,
-		byServer:  map[string]map[string]claim[T]{},
+		byServer:  map[string]*claimSet[T]{},
 		slots:     map[string]*slot[T]{},
 		keysOf:    map[string][]string{},
 		conflicts: map[string]map[string]Conflict{},
@@ -82,30 +82,33 @@ type change struct {
 	conflicts []Conflict
 }
 
-// apply makes server's claims equal to claims (key → claim) and returns
-// what changes in what is exposed. keys are claims' keys, best in the
-// order the server listed them; apply keeps (and sorts) them. first picks
-// the winner among servers that claim one key: the first in config order.
-func (ix *index[T]) apply(server string, claims map[string]claim[T], keys []string, first func(servers []string) string) change {
+// apply makes server's claims equal to set and returns what changes in
+// what is exposed; apply keeps set, which the caller must not change
+// after. first picks the winner among servers that claim one key: the
+// first in config order.
+func (ix *index[T]) apply(server string, set *claimSet[T], first func(servers []string) string) change {
 	old := ix.byServer[server]
 	at, listed := slices.BinarySearch(ix.servers, server)
-	if len(claims) == 0 {
+	if set.len() == 0 {
 		delete(ix.byServer, server)
 		delete(ix.keysOf, server)
 		if listed {
 			ix.servers = slices.Delete(ix.servers, at, at+1)
 		}
 	} else {
-		ix.byServer[server] = claims
-		slices.Sort(keys)
-		ix.keysOf[server] = keys
+		ix.byServer[server] = set
+		// The server's order, which is sorted already as the fleet lists
+		// it, costs one pass.
+		sorted := slices.Clone(set.keys)
+		slices.Sort(sorted)
+		ix.keysOf[server] = sorted
 		if !listed {
 			ix.servers = slices.Insert(ix.servers, at, server)
 		}
 	}
 	var ch change
-	for key := range old {
-		if _, still := claims[key]; still {
+	for _, key := range old.keyList() {
+		if _, still := set.at[key]; still {
 			continue
 		}
 		sl := ix.slots[key]
@@ -117,8 +120,8 @@ func (ix *index[T]) apply(server string, claims map[string]claim[T], keys []stri
 	}
 	alone := ix.only(server)
 	var made slab[slot[T]]
-	fresh := len(claims) - len(old) // at least this many new keys, if positive
-	for key, c := range claims {
+	fresh := set.len() - old.len() // at least this many new keys, if positive
+	for i, key := range set.keyList() {
 		sl := ix.slots[key]
 		switch {
 		case sl == nil:
@@ -129,11 +132,11 @@ func (ix *index[T]) apply(server string, claims map[string]claim[T], keys []stri
 		case old == nil:
 			sl.servers = append(sl.servers, server)
 		default:
-			if _, had := old[key]; !had {
+			if _, had := old.at[key]; !had {
 				sl.servers = append(sl.servers, server)
 			}
 		}
-		ix.settle(key, sl, &c, &ch, first)
+		ix.settle(key, sl, &set.claims[i], &ch, first)
 	}
 	slices.Sort(ch.remove) // so that what is logged reads the same each time
 	return ch
@@ -162,7 +165,7 @@ func (ix *index[T]) settle(key string, sl *slot[T], mine *claim[T], ch *change, 
 	if mine != nil && mine.server == winner {
 		next = *mine
 	} else {
-		next = ix.byServer[winner][key]
+		next, _ = ix.byServer[winner].get(key)
 	}
 	if sl.isExposed && sl.exposed.server == next.server && sl.exposed.fp == next.fp {
 		return
@@ -243,18 +246,65 @@ func (s *slab[T]) next(remaining int) *T {
 	return &s.chunk[len(s.chunk)-1]
 }
 
-// put adds c to claims under key, and key to keys if it is new there.
-func put[T any](claims map[string]claim[T], keys *[]string, key string, c claim[T]) {
-	if _, had := claims[key]; !had {
-		*keys = append(*keys, key)
+// claimSet is one server's claims of one kind, in the order it listed
+// them, with an index by key (a map of small values, not of claims).
+type claimSet[T any] struct {
+	keys   []string
+	claims []claim[T]
+	at     map[string]int32
+}
+
+func newClaimSet[T any](n int) *claimSet[T] {
+	return &claimSet[T]{keys: make([]string, 0, n), claims: make([]claim[T], 0, n), at: make(map[string]int32, n)}
+}
+
+// put adds c under key, or replaces what key had.
+func (s *claimSet[T]) put(key string, c claim[T]) {
+	if i, ok := s.at[key]; ok {
+		s.claims[i] = c
+		return
 	}
-	claims[key] = c
+	s.at[key] = int32(len(s.keys))
+	s.keys = append(s.keys, key)
+	s.claims = append(s.claims, c)
+}
+
+// has reports whether key is claimed.
+func (s *claimSet[T]) has(key string) bool {
+	_, ok := s.at[key]
+	return ok
+}
+
+// get returns key's claim; a nil set has none.
+func (s *claimSet[T]) get(key string) (claim[T], bool) {
+	if s == nil {
+		return claim[T]{}, false
+	}
+	i, ok := s.at[key]
+	if !ok {
+		return claim[T]{}, false
+	}
+	return s.claims[i], true
+}
+
+func (s *claimSet[T]) len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.keys)
+}
+
+func (s *claimSet[T]) keyList() []string {
+	if s == nil {
+		return nil
+	}
+	return s.keys
 }
 
 // held returns what server claims under key now, so that an unchanged
 // item is neither exported nor fingerprinted again.
 func (ix *index[T]) held(server, key string, fp string) (claim[T], bool) {
-	c, ok := ix.byServer[server][key]
+	c, ok := ix.byServer[server].get(key)
 	return c, ok && c.fp == fp
 }
 

@@ -18,8 +18,7 @@ import (
 func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[*mcp.Prompt], len(prompts))
-	keys := make([]string, 0, len(prompts))
+	claims := newClaimSet[*mcp.Prompt](len(prompts))
 	var made slab[mcp.Prompt]
 	for i, p := range prompts {
 		if p.Name == "" {
@@ -28,7 +27,7 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 		}
 		qualified := qualifiedName(p.Prefix, p.Name)
 		exposed := g.exposedName(qualified, p.Name)
-		if _, dup := claims[exposed]; dup {
+		if claims.has(exposed) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue
 		}
@@ -37,16 +36,16 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			fp = fingerprintOf(p)
 		}
 		if c, same := g.prompts.held(server, exposed, fp); same {
-			put(claims, &keys, exposed, c)
+			claims.put(exposed, c)
 			continue
 		}
-		put(claims, &keys, exposed, claim[*mcp.Prompt]{server: server, qualified: qualified, fp: fp, item: exportPrompt(made.next(len(prompts)-i), exposed, p)})
+		claims.put(exposed, claim[*mcp.Prompt]{server: server, qualified: qualified, fp: fp, item: exportPrompt(made.next(len(prompts)-i), exposed, p)})
 	}
-	ch := g.prompts.apply(server, claims, keys, g.first())
+	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	if len(ch.add)+len(ch.remove) > 0 {
 		g.announce(messages.KindPrompts)
-		g.log.Debug("prompts updated", zap.String("server", server), zap.Int("prompts", len(claims)),
+		g.log.Debug("prompts updated", zap.String("server", server), zap.Int("prompts", claims.len()),
 			zap.Int("added", len(ch.add)), zap.Strings("removed", ch.remove))
 	}
 }

@@ -23,8 +23,7 @@ import (
 func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[*mcp.Resource], len(resources))
-	keys := make([]string, 0, len(resources))
+	claims := newClaimSet[*mcp.Resource](len(resources))
 	var made slab[mcp.Resource]
 	for i, r := range resources {
 		fp := r.Hash
@@ -32,7 +31,7 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 			fp = fingerprintOf(r)
 		}
 		if c, same := g.resources.held(server, r.URI, fp); same {
-			put(claims, &keys, r.URI, c)
+			claims.put(r.URI, c)
 			continue
 		}
 		if err := checkURI(r.URI); err != nil {
@@ -42,13 +41,13 @@ func (g *Gateway) applyResources(server string, resources []messages.Resource) {
 		res := made.next(len(resources) - i)
 		*res = mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType,
 			Size: r.Size, Annotations: resourceAnnotations(r.Annotations)}
-		put(claims, &keys, r.URI, claim[*mcp.Resource]{server: server, fp: fp, item: res})
+		claims.put(r.URI, claim[*mcp.Resource]{server: server, fp: fp, item: res})
 	}
-	ch := g.resources.apply(server, claims, keys, g.first())
+	ch := g.resources.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	if len(ch.add)+len(ch.remove) > 0 {
 		g.announce(messages.KindResources)
-		g.log.Debug("resources updated", zap.String("server", server), zap.Int("resources", len(claims)),
+		g.log.Debug("resources updated", zap.String("server", server), zap.Int("resources", claims.len()),
 			zap.Int("added", len(ch.add)), zap.Int("removed", len(ch.remove)))
 	}
 }
@@ -64,15 +63,14 @@ type template struct {
 func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTemplate) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[template], len(templates))
-	keys := make([]string, 0, len(templates))
+	claims := newClaimSet[template](len(templates))
 	for _, t := range templates {
 		fp := t.Hash
 		if fp == "" {
 			fp = fingerprintOf(t)
 		}
 		if c, same := g.templates.held(server, t.URITemplate, fp); same {
-			put(claims, &keys, t.URITemplate, c)
+			claims.put(t.URITemplate, c)
 			continue
 		}
 		match, err := compileTemplate(t.URITemplate)
@@ -82,14 +80,14 @@ func (g *Gateway) applyTemplates(server string, templates []messages.ResourceTem
 		}
 		rt := &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 			MIMEType: t.MIMEType, Annotations: resourceAnnotations(t.Annotations)}
-		put(claims, &keys, t.URITemplate, claim[template]{server: server, fp: fp,
+		claims.put(t.URITemplate, claim[template]{server: server, fp: fp,
 			item: template{ResourceTemplate: rt, match: match}})
 	}
-	ch := g.templates.apply(server, claims, keys, g.first())
+	ch := g.templates.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
 	if len(ch.add)+len(ch.remove) > 0 {
 		g.announce(messages.KindResourceTemplates)
-		g.log.Debug("resource templates updated", zap.String("server", server), zap.Int("templates", len(claims)),
+		g.log.Debug("resource templates updated", zap.String("server", server), zap.Int("templates", claims.len()),
 			zap.Int("added", len(ch.add)), zap.Strings("removed", ch.remove))
 	}
 }
