@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,26 +15,29 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 )
 
-// handler routes calls of one exposed tool (server's tool, named
-// qualified across the fleet, exposed as exposed) to the fleet.
-func (g *Gateway) handler(server, qualified, exposed string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		// The raw arguments go upstream as they came; none (or null)
-		// goes as {} (the go-sdk client's default).
-		var args any
-		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-			args = req.Params.Arguments
+// callTool routes a tools/call of an exposed tool (server's tool, named
+// qualified across the fleet) to the fleet.
+func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest, c claim[*mcp.Tool]) (*mcp.CallToolResult, error) {
+	exposed := c.item.Name
+	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	res, err := g.src.CallTool(ctx, c.qualified, rawArguments(req.Params.Arguments), opts...)
+	if err != nil {
+		if ctx.Err() == nil {
+			g.log.Debug("tool call failed", zap.String("tool", exposed), zap.Error(err))
 		}
-		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
-		res, err := g.src.CallTool(ctx, qualified, args, opts...)
-		if err != nil {
-			if ctx.Err() == nil {
-				g.log.Debug("tool call failed", zap.String("tool", exposed), zap.Error(err))
-			}
-			return mapCallError(server, exposed, err)
-		}
-		return passThrough(server, res), nil
+		return mapCallError(c.server, exposed, err)
 	}
+	return passThrough(c.server, res), nil
+}
+
+// rawArguments are a call's arguments as they go upstream: the client's
+// raw JSON, not decoded; none (or null) goes as nil, which the go-sdk
+// client sends as {}.
+func rawArguments(raw json.RawMessage) any {
+	if raw := bytes.TrimSpace(raw); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	return raw
 }
 
 // mapCallError turns a Source.CallTool error into what the client gets.
@@ -83,15 +87,20 @@ func passThrough(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}
 	}
-	if _, ok := res.Meta[mcp.MetaKeyServerInfo]; ok {
-		meta := maps.Clone(res.Meta)
-		delete(meta, mcp.MetaKeyServerInfo)
-		if len(meta) == 0 {
-			meta = nil
-		}
-		cp := *res
-		cp.Meta = meta
-		res = &cp
+	_, hasInfo := res.Meta[mcp.MetaKeyServerInfo]
+	if !hasInfo && (res.Content != nil || len(res.InputRequests) > 0) {
+		return res
 	}
-	return res
+	cp := *res
+	if hasInfo {
+		cp.Meta = maps.Clone(res.Meta)
+		delete(cp.Meta, mcp.MetaKeyServerInfo)
+		if len(cp.Meta) == 0 {
+			cp.Meta = nil
+		}
+	}
+	if cp.Content == nil && len(cp.InputRequests) == 0 {
+		cp.Content = []mcp.Content{} // "content" is required: never null
+	}
+	return &cp
 }

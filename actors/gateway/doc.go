@@ -29,9 +29,25 @@
 // first in config order (WithConfigOrder and Source.Status), the conflict
 // logged once and listed by Conflicts. When the winner withdraws, the
 // other's claim takes over. An item whose fingerprint is unchanged is left
-// alone; added and changed items go through Server.Add*, withdrawn ones
-// through one Server.Remove* per event. The go-sdk coalesces those into
-// one list_changed per kind (10ms quiet window) to every connected client.
+// alone. Applying one server's event costs that server's items, not the
+// fleet's.
+//
+// Nothing the gateway exposes is registered with the go-sdk's server: a
+// receiving middleware (list.go) answers tools/list, prompts/list,
+// resources/list and resources/templates/list from the indexes, PageSize
+// items a page (server by server, each server's keys sorted; the cursor
+// marks the last item served, so a change between two pages neither
+// repeats nor hides the rest), and routes tools/call, prompts/get and
+// resources/read by them (a URI no resource has goes to the first
+// template in config order that matches it). To send
+// notifications/*/list_changed, which the go-sdk sends only from inside
+// its Add* and Remove* methods, the gateway re-registers one sentinel item
+// of the kind (notify.go), never listed nor served; the go-sdk coalesces
+// those into one list_changed per kind (10ms quiet window) to every
+// connected client. Over streamable HTTP the go-sdk therefore checks no
+// Mcp-Param headers of a tools/call against the tool's x-mcp-header
+// annotations (it finds no registered tool); the upstream session sets its
+// own.
 // The server advertises every capability (listChanged for tools, prompts
 // and resources, resources.subscribe, completions) from the start, even
 // with nothing exposed, because clients on protocol 2026-07-28 only listen
@@ -47,11 +63,11 @@
 // subscribe, unsubscribe and update of that URI). The Source renews
 // upstream subscriptions when a server restarts.
 //
-// Server.AddTool panics on a schema it cannot use (no input schema, one
-// whose type is not "object", bad x-mcp-header annotations): such a tool is
-// validated first, recovered if the SDK still refuses it, and skipped with
-// a "tool skipped" warning; its siblings are exposed. An output schema that
-// is not a JSON object is dropped and the tool kept.
+// A tool whose input schema a go-sdk peer refuses (none, one whose type
+// is not "object", bad x-mcp-header annotations) is skipped with a "tool
+// skipped" warning; its siblings are exposed. An output schema that is not
+// a JSON object is dropped and the tool kept. A resource whose URI is not
+// absolute, or a template that does not parse, is skipped likewise.
 //
 // # Calls and errors
 //

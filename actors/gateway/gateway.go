@@ -3,7 +3,6 @@ package gateway
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -71,7 +70,7 @@ type Gateway struct {
 	tools     *index[*mcp.Tool]
 	prompts   *index[*mcp.Prompt]
 	resources *index[*mcp.Resource]
-	templates *index[*mcp.ResourceTemplate]
+	templates *index[template]
 
 	subs subscriptions
 	// startup holds the first lists (HoldFirstLists); nil: it holds none.
@@ -100,7 +99,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		tools:     newIndex[*mcp.Tool](messages.KindTools),
 		prompts:   newIndex[*mcp.Prompt](messages.KindPrompts),
 		resources: newIndex[*mcp.Resource](messages.KindResources),
-		templates: newIndex[*mcp.ResourceTemplate](messages.KindResourceTemplates),
+		templates: newIndex[template](messages.KindResourceTemplates),
 	}
 	for _, o := range opts {
 		o(g)
@@ -133,6 +132,9 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still relayed for the servers that ask
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(req.Session) },
 	})
+	// Innermost: lists, calls, gets and reads are answered from the
+	// indexes (list.go); routeStarting sees its "unknown tool".
+	g.server.AddReceivingMiddleware(g.serveFromIndex)
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	g.server.AddReceivingMiddleware(g.routeStarting)
 	if g.tracer != nil {
@@ -225,25 +227,19 @@ func (g *Gateway) Conflicts() []Conflict {
 
 // load makes every index equal to a whole-fleet snapshot.
 func (g *Gateway) load() {
-	tools := map[string][]messages.Tool{}
-	for _, t := range g.src.Tools() {
-		tools[t.Server] = append(tools[t.Server], t)
-	}
-	prompts := map[string][]messages.Prompt{}
-	for _, p := range g.src.Prompts() {
-		prompts[p.Server] = append(prompts[p.Server], p)
-	}
-	resources := map[string][]messages.Resource{}
-	for _, r := range g.src.Resources() {
-		resources[r.Server] = append(resources[r.Server], r)
-	}
-	templates := map[string][]messages.ResourceTemplate{}
-	for _, t := range g.src.ResourceTemplates() {
-		templates[t.Server] = append(templates[t.Server], t)
-	}
+	allTools, allPrompts := g.src.Tools(), g.src.Prompts()
+	allResources, allTemplates := g.src.Resources(), g.src.ResourceTemplates()
+	tools := byServer(allTools, func(t messages.Tool) string { return t.Server })
+	prompts := byServer(allPrompts, func(p messages.Prompt) string { return p.Server })
+	resources := byServer(allResources, func(r messages.Resource) string { return r.Server })
+	templates := byServer(allTemplates, func(t messages.ResourceTemplate) string { return t.Server })
 	g.mu.Lock()
-	goneTools, gonePrompts := gone(g.tools.servers(), tools), gone(g.prompts.servers(), prompts)
-	goneResources, goneTemplates := gone(g.resources.servers(), resources), gone(g.templates.servers(), templates)
+	goneTools, gonePrompts := gone(g.tools.servers, tools), gone(g.prompts.servers, prompts)
+	goneResources, goneTemplates := gone(g.resources.servers, resources), gone(g.templates.servers, templates)
+	g.tools.reserve(len(allTools))
+	g.prompts.reserve(len(allPrompts))
+	g.resources.reserve(len(allResources))
+	g.templates.reserve(len(allTemplates))
 	g.mu.Unlock()
 	for _, s := range goneTools {
 		g.applyTools(s, nil)
@@ -269,6 +265,27 @@ func (g *Gateway) load() {
 	for s, ts := range templates {
 		g.applyTemplates(s, ts)
 	}
+}
+
+// byServer groups a fleet-wide list by server. The fleet lists each
+// server's items together, so each group is a slice of items, not a copy
+// (a server listed in two runs gets a copy of both).
+func byServer[T any](items []T, server func(T) string) map[string][]T {
+	out := map[string][]T{}
+	for start := 0; start < len(items); {
+		s := server(items[start])
+		end := start + 1
+		for end < len(items) && server(items[end]) == s {
+			end++
+		}
+		if had, ok := out[s]; ok {
+			out[s] = append(slices.Clip(had), items[start:end]...)
+		} else {
+			out[s] = items[start:end:end]
+		}
+		start = end
+	}
+	return out
 }
 
 // gone lists the servers of had that now has none of.
@@ -297,7 +314,7 @@ func (g *Gateway) reportConflicts(cs []Conflict) {
 func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[*mcp.Tool], len(tools))
+	claims := newClaimSet[*mcp.Tool](len(tools))
 	for _, t := range tools {
 		qualified := qualifiedName(t.Prefix, t.Name)
 		exposed := g.exposedName(qualified, t.Name)
@@ -306,7 +323,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 			fp = fingerprint(t)
 		}
 		if c, same := g.tools.held(server, exposed, fp); same {
-			claims[exposed] = c
+			claims.put(exposed, c)
 			continue
 		}
 		tool, outErr, err := exportTool(exposed, t)
@@ -317,40 +334,21 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 		if outErr != nil {
 			g.log.Warn("output schema dropped", zap.String("server", server), zap.String("tool", t.Name), zap.Error(outErr))
 		}
-		if _, dup := claims[tool.Name]; dup {
+		if claims.has(tool.Name) {
 			g.log.Warn("tool skipped", zap.String("server", server), zap.String("tool", t.Name), zap.String("reason", "listed twice"))
 			continue
 		}
-		claims[tool.Name] = claim[*mcp.Tool]{server: server, name: t.Name, qualified: qualified, fp: fp, item: tool}
+		claims.put(tool.Name, claim[*mcp.Tool]{server: server, qualified: qualified, fp: fp, item: tool})
 	}
 	ch := g.tools.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
-	var added []string
-	for _, c := range ch.add {
-		if err := g.addTool(c); err != nil {
-			g.log.Warn("tool skipped", zap.String("server", c.server), zap.String("tool", c.name), zap.Error(err))
-			g.tools.reject(c.item.Name)
-			continue
-		}
-		added = append(added, c.item.Name)
+	if len(ch.add)+len(ch.remove) == 0 {
+		return
 	}
-	if len(ch.remove) > 0 {
-		g.server.RemoveTools(ch.remove...)
+	g.announce(messages.KindTools)
+	if g.log.Core().Enabled(zap.DebugLevel) {
+		slices.Sort(ch.add)
+		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", claims.len()),
+			zap.Strings("added", ch.add), zap.Strings("removed", ch.remove))
 	}
-	if len(added)+len(ch.remove) > 0 {
-		g.log.Debug("tools updated", zap.String("server", server), zap.Int("tools", len(claims)),
-			zap.Strings("added", added), zap.Strings("removed", ch.remove))
-	}
-}
-
-// addTool exposes one tool. The go-sdk panics on schemas it cannot serve;
-// exportTool catches the known cases, the recover whatever a newer SDK adds.
-func (g *Gateway) addTool(c claim[*mcp.Tool]) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("refused by the MCP SDK: %v", r)
-		}
-	}()
-	g.server.AddTool(c.item, g.handler(c.server, c.qualified, c.item.Name))
-	return nil
 }

@@ -18,15 +18,16 @@ import (
 func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	claims := make(map[string]claim[*mcp.Prompt], len(prompts))
-	for _, p := range prompts {
+	claims := newClaimSet[*mcp.Prompt](len(prompts))
+	var made slab[mcp.Prompt]
+	for i, p := range prompts {
 		if p.Name == "" {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("reason", "no name"))
 			continue
 		}
 		qualified := qualifiedName(p.Prefix, p.Name)
 		exposed := g.exposedName(qualified, p.Name)
-		if _, dup := claims[exposed]; dup {
+		if claims.has(exposed) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue
 		}
@@ -35,52 +36,56 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			fp = fingerprintOf(p)
 		}
 		if c, same := g.prompts.held(server, exposed, fp); same {
-			claims[exposed] = c
+			claims.put(exposed, c)
 			continue
 		}
-		claims[exposed] = claim[*mcp.Prompt]{server: server, name: p.Name, qualified: qualified, fp: fp, item: exportPrompt(exposed, p)}
+		claims.put(exposed, claim[*mcp.Prompt]{server: server, qualified: qualified, fp: fp, item: exportPrompt(made.next(len(prompts)-i), exposed, p)})
 	}
 	ch := g.prompts.apply(server, claims, g.first())
 	g.reportConflicts(ch.conflicts)
-	for _, c := range ch.add {
-		g.server.AddPrompt(c.item, g.promptHandler(c.server, c.qualified, c.item.Name))
-	}
-	if len(ch.remove) > 0 {
-		g.server.RemovePrompts(ch.remove...)
-	}
 	if len(ch.add)+len(ch.remove) > 0 {
-		g.log.Debug("prompts updated", zap.String("server", server), zap.Int("prompts", len(claims)),
+		g.announce(messages.KindPrompts)
+		g.log.Debug("prompts updated", zap.String("server", server), zap.Int("prompts", claims.len()),
 			zap.Int("added", len(ch.add)), zap.Strings("removed", ch.remove))
 	}
 }
 
-// exportPrompt is the gateway's copy of one fleet prompt, named exposed.
-func exportPrompt(exposed string, p messages.Prompt) *mcp.Prompt {
-	out := &mcp.Prompt{Name: exposed, Title: p.Title, Description: p.Description}
-	for _, a := range p.Arguments {
-		out.Arguments = append(out.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+// exportPrompt makes out the gateway's copy of one fleet prompt, named
+// exposed.
+func exportPrompt(out *mcp.Prompt, exposed string, p messages.Prompt) *mcp.Prompt {
+	*out = mcp.Prompt{Name: exposed, Title: p.Title, Description: p.Description}
+	if len(p.Arguments) > 0 {
+		args := make([]mcp.PromptArgument, len(p.Arguments))
+		out.Arguments = make([]*mcp.PromptArgument, len(p.Arguments))
+		for i, a := range p.Arguments {
+			args[i] = mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required}
+			out.Arguments[i] = &args[i]
+		}
 	}
 	return out
 }
 
-// promptHandler routes prompts/get of one exposed prompt to its server.
-func (g *Gateway) promptHandler(server, qualified, exposed string) mcp.PromptHandler {
-	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
-		res, err := g.src.GetPrompt(ctx, qualified, req.Params.Arguments, opts...)
-		if err != nil {
-			if ctx.Err() == nil {
-				g.log.Debug("prompt get failed", zap.String("prompt", exposed), zap.Error(err))
-			}
-			return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server, err)
+// getPrompt routes a prompts/get of an exposed prompt (server's prompt,
+// named qualified across the fleet) to its server.
+func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, c claim[*mcp.Prompt]) (*mcp.GetPromptResult, error) {
+	server, exposed := c.server, c.item.Name
+	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	res, err := g.src.GetPrompt(ctx, c.qualified, req.Params.Arguments, opts...)
+	if err != nil {
+		if ctx.Err() == nil {
+			g.log.Debug("prompt get failed", zap.String("prompt", exposed), zap.Error(err))
 		}
-		if res == nil {
-			return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server, errors.New("the server returned no result"))
-		}
-		cp := *res
-		cp.Meta = withoutServerInfo(res.Meta)
-		return &cp, nil
+		return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server, err)
 	}
+	if res == nil {
+		return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server, errors.New("the server returned no result"))
+	}
+	if _, ok := res.Meta[mcp.MetaKeyServerInfo]; !ok {
+		return res, nil
+	}
+	cp := *res
+	cp.Meta = withoutServerInfo(res.Meta)
+	return &cp, nil
 }
 
 // fingerprintOf covers everything the gateway exposes of a catalog item

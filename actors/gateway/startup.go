@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -155,11 +154,7 @@ func (g *Gateway) routeStarting(next mcp.MethodHandler) mcp.MethodHandler {
 		case messages.StateFailed:
 			return mapCallError(server, name, fmt.Errorf("%w: %q", actors.ErrNotReady, server))
 		case messages.StateReady:
-			var args any
-			if raw := bytes.TrimSpace(call.Params.Arguments); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-				args = call.Params.Arguments
-			}
-			out, callErr := g.src.CallTool(ctx, name, args)
+			out, callErr := g.src.CallTool(ctx, name, rawArguments(call.Params.Arguments))
 			if callErr != nil {
 				return mapCallError(server, name, callErr)
 			}

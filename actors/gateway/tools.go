@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// exportTool turns one fleet tool into the gateway's tool: named
-// exposed, description passed through, schemas re-encoded as JSON so
-// the gateway shares no maps with the fleet. err means the tool cannot be
-// exposed (Server.AddTool would panic); outErr that its output schema was
+// exportTool turns one fleet tool into the gateway's tool, named
+// exposed, description passed through. Schemas that are already JSON
+// objects (map[string]any, as the fleet decodes them) are shared with the
+// fleet, which never changes a listed tool; others are re-encoded. err
+// means the tool cannot be exposed (a go-sdk client would refuse it, or
+// the SDK's own Server.AddTool would); outErr that its output schema was
 // dropped and the tool is exposed without one.
 func exportTool(exposed string, t messages.Tool) (tool *mcp.Tool, outErr, err error) {
 	if t.Name == "" {
@@ -43,11 +46,15 @@ func exportTool(exposed string, t messages.Tool) (tool *mcp.Tool, outErr, err er
 	return tool, outErr, nil
 }
 
-// annotations re-encodes a tool's hints for the gateway's clients; hints
-// that do not decode are dropped (they are advisory).
+// annotations passes a tool's hints on for the gateway's clients,
+// re-encoding those that are not the SDK's type; hints that do not decode
+// are dropped (they are advisory).
 func annotations(a any) *mcp.ToolAnnotations {
-	if a == nil {
+	switch a := a.(type) {
+	case nil:
 		return nil
+	case *mcp.ToolAnnotations:
+		return a
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {
@@ -60,38 +67,105 @@ func annotations(a any) *mcp.ToolAnnotations {
 	return &out
 }
 
-// inputSchema checks what Server.AddTool insists on: a JSON object whose
-// type is "object".
-func inputSchema(s any) (json.RawMessage, error) {
-	if s == nil {
-		return nil, errors.New("no input schema")
+// asObject returns s as a JSON object: itself if it is one already,
+// else decoded from its JSON encoding.
+func asObject(s any) (map[string]any, error) {
+	if m, ok := s.(map[string]any); ok {
+		return m, nil
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
+		return nil, err
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, errors.New("input schema is not a JSON object")
+		return nil, errors.New("not a JSON object")
+	}
+	return m, nil
+}
+
+// inputSchema checks what the MCP spec and the go-sdk insist on: a JSON
+// object whose type is "object", with valid x-mcp-header annotations.
+func inputSchema(s any) (map[string]any, error) {
+	if s == nil {
+		return nil, errors.New("no input schema")
+	}
+	m, err := asObject(s)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	if typ := m["type"]; typ != "object" {
 		return nil, fmt.Errorf(`input schema has type %v, want "object"`, typ)
 	}
-	return raw, nil
+	if err := checkHeaders(m, "", map[string]bool{}); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return m, nil
+}
+
+// checkHeaders checks the x-mcp-header annotations of a schema's
+// properties, at any depth: each on a string, integer or boolean
+// property, naming a valid HTTP header, no two the same (ignoring case).
+// A go-sdk client leaves a tool that breaks these out of its list.
+func checkHeaders(schema map[string]any, path string, seen map[string]bool) error {
+	props, _ := schema["properties"].(map[string]any)
+	for name, p := range props {
+		prop, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		at := name
+		if path != "" {
+			at = path + "." + name
+		}
+		if h, ok := prop["x-mcp-header"]; ok {
+			switch prop["type"] {
+			case "string", "integer", "boolean":
+			default:
+				return fmt.Errorf("property %q: x-mcp-header on a property of type %v, want string, integer or boolean", at, prop["type"])
+			}
+			header, _ := h.(string)
+			if !validHeaderName(header) {
+				return fmt.Errorf("property %q: x-mcp-header %v is not an HTTP header name", at, h)
+			}
+			if seen[strings.ToLower(header)] {
+				return fmt.Errorf("property %q: x-mcp-header %q used twice", at, header)
+			}
+			seen[strings.ToLower(header)] = true
+		}
+		if err := checkHeaders(prop, at, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validHeaderName reports whether s is an HTTP field name (RFC 9110's
+// token: one or more tchar).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // outputSchema accepts any JSON object (a schema of any type; protocol
 // 2026-07-28 allows non-object output).
-func outputSchema(s any) (json.RawMessage, error) {
-	raw, err := json.Marshal(s)
+func outputSchema(s any) (map[string]any, error) {
+	m, err := asObject(s)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, errors.New("output schema is not a JSON object")
-	}
-	return raw, nil
+	return m, nil
 }
 
 // fingerprint covers everything the gateway exposes of a tool, so an

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,8 +19,9 @@ import (
 // passThroughEnv, set to the mcpvisor binary, makes the test binary a
 // pass-through stdio MCP server: it runs `BIN example-server --prompts
 // --resources` as its upstream over stdio and forwards prompts/get of
-// greet and resources/read of the readme to it, as a go-sdk client. It is
-// what one extra stdio hop costs, with no supervisor in it.
+// greet, resources/read of the readme and tools/call of echo (its
+// arguments as they came) to it, as a go-sdk client. It is what one extra
+// stdio hop costs, with no supervisor in it.
 const passThroughEnv = "MCPVISOR_GATEWAY_TEST_PASSTHROUGH"
 
 const readmeURI = "example://static/readme"
@@ -42,6 +44,10 @@ func runPassThrough(bin string) int {
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return up.ReadResource(ctx, req.Params)
 		})
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return up.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: req.Params.Arguments})
+		})
 	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "pass-through:", err)
 		return 1
@@ -49,8 +55,8 @@ func runPassThrough(bin string) int {
 	return 0
 }
 
-// BenchmarkServe_ReadAndGetLatency measures resources/read and
-// prompts/get of the example server over stdio three ways, interleaved
+// BenchmarkServe_ReadAndGetLatency measures resources/read, prompts/get
+// and tools/call (echo) of the example server over stdio three ways, interleaved
 // in every round so that the machine's load falls on all three alike:
 // directly (a go-sdk client to the server), through one pass-through
 // stdio hop (a go-sdk client to a go-sdk server that forwards to it), and
@@ -72,13 +78,13 @@ func BenchmarkServe_ReadAndGetLatency(b *testing.B) {
 	hop := exec.Command(self)
 	hop.Env = append(os.Environ(), passThroughEnv+"="+bin)
 	paths := []struct {
-		name   string
-		cmd    *exec.Cmd
-		prompt string
+		name         string
+		cmd          *exec.Cmd
+		prompt, tool string
 	}{
-		{name: "direct", cmd: exec.Command(bin, "example-server", "--prompts", "--resources"), prompt: "greet"},
-		{name: "hop", cmd: hop, prompt: "greet"},
-		{name: "gateway", cmd: serveCommand("--config", cfg), prompt: "alpha__greet"},
+		{name: "direct", cmd: exec.Command(bin, "example-server", "--prompts", "--resources"), prompt: "greet", tool: "echo"},
+		{name: "hop", cmd: hop, prompt: "greet", tool: "echo"},
+		{name: "gateway", cmd: serveCommand("--config", cfg), prompt: "alpha__greet", tool: "alpha__echo"},
 	}
 	sessions := make([]*mcp.ClientSession, len(paths))
 	promptsChanged := make(chan struct{}, 1)
@@ -110,6 +116,12 @@ func BenchmarkServe_ReadAndGetLatency(b *testing.B) {
 			return err
 		}
 	}
+	call := func(tool string) func(*mcp.ClientSession) error {
+		return func(cs *mcp.ClientSession) error {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hello"}})
+			return err
+		}
+	}
 	// Warm up every path (JIT-free, but caches, buffers and goroutines).
 	for range 50 {
 		for i, p := range paths {
@@ -118,6 +130,9 @@ func BenchmarkServe_ReadAndGetLatency(b *testing.B) {
 			}
 			if err := get(p.prompt)(sessions[i]); err != nil {
 				b.Fatalf("%s get: %v", p.name, err)
+			}
+			if err := call(p.tool)(sessions[i]); err != nil {
+				b.Fatalf("%s call: %v", p.name, err)
 			}
 		}
 	}
@@ -128,7 +143,7 @@ func BenchmarkServe_ReadAndGetLatency(b *testing.B) {
 			for _, op := range []struct {
 				name string
 				do   func(*mcp.ClientSession) error
-			}{{"read", read}, {"get", get(p.prompt)}} {
+			}{{"read", read}, {"get", get(p.prompt)}, {"call", call(p.tool)}} {
 				start := time.Now()
 				if err := op.do(sessions[i]); err != nil {
 					b.Fatalf("%s %s: %v", p.name, op.name, err)
@@ -138,7 +153,7 @@ func BenchmarkServe_ReadAndGetLatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	for _, op := range []string{"read", "get"} {
+	for _, op := range []string{"read", "get", "call"} {
 		for _, q := range []struct {
 			name string
 			at   float64
