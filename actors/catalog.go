@@ -150,14 +150,15 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 		}
 		defer release()
 		lazy := *row
-		lazy.session, row = session, &lazy
+		lazy.session, lazy.sessionGone, row = session.session, session.gone, &lazy
 	}
 	if row.session == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}
 	reply := make(chan requestResult, 1)
-	// The session answers within the call timeout; this bound only covers
-	// a session that stopped with the request still in its mailbox.
+	// The session answers within the call timeout, and a session that
+	// stops with the request still in its mailbox is seen by its gone
+	// channel; this bound is the backstop beyond both.
 	d := row.callTimeout + s.env.opts.StopGrace + time.Second
 	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
 	defer bound.Stop("supervisor", "call-bound")
@@ -165,17 +166,27 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 	if row.resetOnProgress {
 		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
 	}
-	s.sys.Root.Send(row.session, &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply,
-		resetOnProgress: row.resetOnProgress, opts: o})
-	select {
-	case r := <-reply:
-		return r.res, s.replyErr(r.err)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-	case <-s.env.ending.done:
-		return nil, s.Err()
-	case <-bound.C:
-		return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, row.status.Name)
+	req := &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply, resetOnProgress: row.resetOnProgress, opts: o}
+	s.sys.Root.Send(row.session, req)
+	gone := row.sessionGone
+	for {
+		select {
+		case r := <-reply:
+			return r.res, s.replyErr(r.err)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+		case <-s.env.ending.done:
+			return nil, s.Err()
+		case <-gone:
+			if !req.taken.Load() {
+				// Stopped with the request still queued (or already
+				// stopped when it was sent): it will never be answered.
+				return nil, fmt.Errorf("%w: %q's session ended", ErrNotReady, row.status.Name)
+			}
+			gone = nil // taken: the session's goroutine answers it
+		case <-bound.C:
+			return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, row.status.Name)
+		}
 	}
 }
 

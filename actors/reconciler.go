@@ -62,6 +62,7 @@ type reconcilerActor struct {
 type liveSession struct {
 	spec   messages.ServerSpec
 	pid    *actor.PID
+	gone   <-chan struct{} // closed once the actor has stopped
 	stderr func() []string
 }
 
@@ -240,8 +241,9 @@ func (r *reconcilerActor) flush(c actor.Context) {
 }
 
 func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
-	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session), "session-"+e.Spec.Name+"-")
-	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid}
+	gone := make(chan struct{})
+	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session, gone), "session-"+e.Spec.Name+"-")
+	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid, gone: gone}
 	r.byActor[pid.Id] = e.Session
 }
 

@@ -34,6 +34,7 @@ type (
 	}
 	useAnswer struct {
 		session *actor.PID
+		gone    <-chan struct{}
 		err     error
 	}
 	idleDue struct {
@@ -75,7 +76,7 @@ func (r *reconcilerActor) grant(e reconciler.Grant) {
 		r.answerUse(e.ID, useAnswer{err: fmt.Errorf("%w: %q", ErrNotReady, e.Server)})
 		return
 	}
-	r.answerUse(e.ID, useAnswer{session: ls.pid})
+	r.answerUse(e.ID, useAnswer{session: ls.pid, gone: ls.gone})
 }
 
 func (r *reconcilerActor) refuse(e reconciler.Refuse) {
@@ -139,7 +140,7 @@ func (r *reconcilerActor) catalogKnown(row reconciler.Row) bool {
 // connect timeout, since a start takes that long at most) for the session
 // to send the request to. release ends the hold; call it exactly once,
 // after the request.
-func (s *Supervisor) use(ctx context.Context, row *serverRow) (session *actor.PID, release func(), err error) {
+func (s *Supervisor) use(ctx context.Context, row *serverRow) (session useAnswer, release func(), err error) {
 	id := fmt.Sprintf("use-%d", s.uses.Add(1))
 	server := row.status.Name
 	release = func() { s.sys.Root.Send(s.pids.Reconciler, &releaseServer{id: id, server: server}) }
@@ -152,21 +153,21 @@ func (s *Supervisor) use(ctx context.Context, row *serverRow) (session *actor.PI
 	case a := <-reply:
 		if a.err != nil {
 			release()
-			return nil, nil, s.replyErr(a.err)
+			return useAnswer{}, nil, s.replyErr(a.err)
 		}
-		return a.session, release, nil
+		return a, release, nil
 	case <-ctx.Done():
 		release()
-		return nil, nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+		return useAnswer{}, nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
 	case <-s.env.ending.done:
-		return nil, nil, s.Err()
+		return useAnswer{}, nil, s.Err()
 	case <-bound.C:
 		release()
 		err := fmt.Errorf("%w: %q did not start within %s (connect timeout)", ErrNotReady, server, wait)
 		if now, ok := s.view.load().row(server); ok && now.status.LastError != "" {
 			err = fmt.Errorf("%w; last error: %s", err, now.status.LastError)
 		}
-		return nil, nil, err
+		return useAnswer{}, nil, err
 	}
 }
 

@@ -33,6 +33,8 @@ type sessionActor struct {
 	spec messages.ServerSpec
 	id   uint64
 	log  *zap.Logger
+	// gone is closed once the actor has stopped (see sessionRequest.taken).
+	gone chan struct{}
 	// redactor knows this server's secrets, and learns the tokens the
 	// session obtains.
 	redactor *sessionRedactor
@@ -129,12 +131,13 @@ type (
 	}
 )
 
-func newSessionProps(env *environment, spec messages.ServerSpec, id uint64) *actor.Props {
+func newSessionProps(env *environment, spec messages.ServerSpec, id uint64, gone chan struct{}) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &sessionActor{
 			env:   env,
 			spec:  spec,
 			id:    id,
+			gone:  gone,
 			log:   env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls: make(chan struct{}, env.opts.MaxCallsPerServer),
 
@@ -183,6 +186,8 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.stop(c)
 	case *actor.Stopping:
 		s.stopping()
+	case *actor.Stopped:
+		close(s.gone) // nothing more is taken from the mailbox
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -36,6 +37,11 @@ type (
 		// spawned (zero: the session's own). opts are the caller's.
 		resetOnProgress bool
 		opts            callOptions
+		// taken is set once the session actor has the request: from then
+		// on it answers. A request still queued when the actor stops is
+		// dropped unanswered (protoactor drops queued messages on Stop),
+		// which the caller learns from the session's gone channel.
+		taken atomic.Bool
 	}
 	requestResult struct {
 		res any
@@ -206,6 +212,7 @@ func (s *sessionActor) callTimeout() time.Duration {
 // for calls. Every request gets the same bound on concurrent calls, the
 // same timeout and the same error classes.
 func (s *sessionActor) request(c actor.Context, m *sessionRequest) {
+	m.taken.Store(true)
 	cs := s.cs
 	if cs == nil {
 		m.reply <- requestResult{err: ErrNotReady}

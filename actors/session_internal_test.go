@@ -2,12 +2,15 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -73,5 +76,61 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	case <-terminated:
 	case <-ctx.Done():
 		t.Fatal("the dead session's actor is still alive")
+	}
+}
+
+// A request that reaches a session actor only after it stopped (sent to a
+// row read just before, or still queued when Stop overtook it) is never
+// taken, and protoactor drops it without a word: the caller learns it
+// from the session's gone channel at once, not from its bound (which the
+// mock clock here never fires).
+func TestSession_RequestNeverTakenIsNotReadyAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(messages.ServerSpec) (mcp.Transport, error) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		st, ct := mcp.NewInMemoryTransports()
+		_, err := srv.Connect(context.Background(), st, nil)
+		return ct, err
+	}
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"s": {"command": "x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sup, err := Start(Options{
+		ConfigPaths: []string{cfg}, Dial: dial, DisableWatch: true, ProbeInterval: -1, Logger: zap.NewNop(),
+		Clock: quartz.NewMock(t).WithLogger(quartz.NoOpLogger),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sup.Close()
+	sub := sup.Follow(Live, 64)
+	defer sub.Close()
+	var row *serverRow
+	for row == nil {
+		if r, ok := sup.view.load().row("s"); ok && r.ready {
+			row = r
+			break
+		}
+		select {
+		case <-sub.C:
+		case <-ctx.Done():
+			t.Fatal("server never became ready")
+		}
+	}
+	sup.sys.Root.Stop(row.session)
+	select {
+	case <-row.sessionGone:
+	case <-ctx.Done():
+		t.Fatal("the session actor never stopped")
+	}
+	_, err = sup.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
+		t.Error("a stopped session ran the request")
+		return nil, nil
+	})
+	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "session ended") {
+		t.Fatalf("got %v, want ErrNotReady saying the session ended", err)
 	}
 }

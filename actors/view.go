@@ -50,7 +50,9 @@ type serverRow struct {
 	connectTimeout time.Duration
 	// session receives the server's tool calls.
 	session *actor.PID
-	exposed map[string]bool
+	// sessionGone is closed once that session actor has stopped.
+	sessionGone <-chan struct{}
+	exposed     map[string]bool
 	// callTimeout is the server's call timeout (its own or the default).
 	callTimeout time.Duration
 	// resetOnProgress and roots are its live relay settings.
@@ -179,7 +181,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 		row.callTimeout = r.env.opts.CallTimeout
 	}
 	if ls := r.sessions[fr.Status.Session]; ls != nil {
-		row.session = ls.pid
+		row.session, row.sessionGone = ls.pid, ls.gone
 		if fr.Ready {
 			row.stderr = ls.stderr
 		}
