@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -37,12 +36,11 @@ type reconcilerActor struct {
 	sessions map[uint64]*liveSession
 	byActor  map[string]uint64
 	crashed  map[string]string
-	timers   map[string]retryTimer // armed retry timers by server
-	// idleTimers are the armed idle timers by server; users the replies
-	// of the uses of lazy servers not yet released, by use id
+	// retries and idles are the armed backoff and idle timers; users the
+	// replies of the uses of lazy servers not yet released, by use id
 	// (reconciler_lazy.go).
-	idleTimers map[string]idleTimer
-	users      map[string]chan<- useAnswer
+	retries, idles serverTimers
+	users          map[string]chan<- useAnswer
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
 	// subs are the resource subscriptions by URI; reroute says a change
@@ -64,11 +62,6 @@ type liveSession struct {
 	pid    *actor.PID
 	gone   <-chan struct{} // closed once the actor has stopped
 	stderr func() []string
-}
-
-type retryTimer struct {
-	timer *quartz.Timer
-	token uint64
 }
 
 // Messages private to the reconciler actor.
@@ -98,15 +91,15 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
 				ConfigPaths: paths, Autostart: env.opts.Autostart,
 			}),
-			rng:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-			sessions:   map[uint64]*liveSession{},
-			byActor:    map[string]uint64{},
-			crashed:    map[string]string{},
-			timers:     map[string]retryTimer{},
-			idleTimers: map[string]idleTimer{},
-			users:      map[string]chan<- useAnswer{},
-			waiters:    map[string]chan<- messages.Event{},
-			subs:       map[string]*resourceSub{},
+			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			sessions: map[uint64]*liveSession{},
+			byActor:  map[string]uint64{},
+			crashed:  map[string]string{},
+			retries:  newServerTimers("backoff"),
+			idles:    newServerTimers("idle"),
+			users:    map[string]chan<- useAnswer{},
+			waiters:  map[string]chan<- messages.Event{},
+			subs:     map[string]*resourceSub{},
 		}
 	})
 }
@@ -168,13 +161,13 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.Stop:
 			r.stop(c, e)
 		case reconciler.ArmRetry:
-			r.armRetry(c, e)
+			r.retries.arm(r.env.clock, e.Server, e.Token, e.Delay, sendToSelf(c, &retryDue{server: e.Server, token: e.Token}))
 		case reconciler.CancelRetry:
-			r.cancelRetry(e.Server)
+			r.retries.cancel(e.Server)
 		case reconciler.ArmIdle:
-			r.armIdle(c, e)
+			r.idles.arm(r.env.clock, e.Server, e.Token, e.Delay, sendToSelf(c, &idleDue{server: e.Server, token: e.Token}))
 		case reconciler.CancelIdle:
-			r.cancelIdle(e.Server)
+			r.idles.cancel(e.Server)
 		case reconciler.Grant:
 			r.grant(e)
 		case reconciler.Refuse:
@@ -269,36 +262,14 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 		Transport: m.transport})
 }
 
-// armRetry arms a quartz timer whose callback only sends.
-func (r *reconcilerActor) armRetry(c actor.Context, e reconciler.ArmRetry) {
-	r.cancelRetry(e.Server)
-	self, root := c.Self(), c.ActorSystem().Root
-	due := &retryDue{server: e.Server, token: e.Token}
-	t := r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "backoff")
-	r.timers[e.Server] = retryTimer{timer: t, token: e.Token}
-}
-
-func (r *reconcilerActor) cancelRetry(server string) {
-	if t, ok := r.timers[server]; ok {
-		t.timer.Stop("reconciler", "backoff")
-		delete(r.timers, server)
-	}
-}
-
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
-	if t, ok := r.timers[m.server]; ok && t.token == m.token {
-		delete(r.timers, m.server) // fired; a stale fire leaves a newer timer armed
-	}
+	r.retries.fired(m.server, m.token)
 	r.step(c, reconciler.RetryDue{Now: r.now(), Server: m.server, Token: m.token})
 }
 
 func (r *reconcilerActor) stopTimers() {
-	for server := range r.timers {
-		r.cancelRetry(server)
-	}
-	for server := range r.idleTimers {
-		r.cancelIdle(server)
-	}
+	r.retries.cancelAll()
+	r.idles.cancelAll()
 }
 
 // HandleFailure makes the reconciler the supervisor of its children, the

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/coder/quartz"
 
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -42,11 +41,6 @@ type (
 		token  uint64
 	}
 )
-
-type idleTimer struct {
-	timer *quartz.Timer
-	token uint64
-}
 
 func (r *reconcilerActor) useServer(c actor.Context, m *useServer) {
 	r.users[m.id] = m.reply
@@ -95,26 +89,8 @@ func (r *reconcilerActor) sendAnswers() {
 	r.answers = r.answers[:0]
 }
 
-// armIdle arms a quartz timer whose callback only sends.
-func (r *reconcilerActor) armIdle(c actor.Context, e reconciler.ArmIdle) {
-	r.cancelIdle(e.Server)
-	self, root := c.Self(), c.ActorSystem().Root
-	due := &idleDue{server: e.Server, token: e.Token}
-	t := r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "idle")
-	r.idleTimers[e.Server] = idleTimer{timer: t, token: e.Token}
-}
-
-func (r *reconcilerActor) cancelIdle(server string) {
-	if t, ok := r.idleTimers[server]; ok {
-		t.timer.Stop("reconciler", "idle")
-		delete(r.idleTimers, server)
-	}
-}
-
 func (r *reconcilerActor) idleDue(c actor.Context, m *idleDue) {
-	if t, ok := r.idleTimers[m.server]; ok && t.token == m.token {
-		delete(r.idleTimers, m.server)
-	}
+	r.idles.fired(m.server, m.token)
 	r.step(c, reconciler.IdleDue{Now: r.now(), Server: m.server, Token: m.token})
 }
 
