@@ -58,10 +58,15 @@ type Fleet struct {
 	diagnostics          []messages.Diagnostic
 	lastSession          uint64
 
-	// connecting counts sessions between spawn and their first report;
-	// queue holds the servers waiting for a connect slot, oldest first.
+	// connecting counts sessions between spawn and their first report
+	// that hold a connect slot; queue holds the servers waiting for one,
+	// oldest first; inFlight are the sessions between spawn and their
+	// first report, in a slot or waiting; sampling says a SampleConnects
+	// is outstanding (fleet_connects.go).
 	connecting int
 	queue      []string
+	inFlight   map[uint64]*fleetSession
+	sampling   bool
 
 	resyncs []*pendingResync
 	// change is the plan of the desired state applied last, for the resync
@@ -88,6 +93,10 @@ type FleetOptions struct {
 	CrashLoop CrashLoop
 	// MaxConnects bounds concurrent connects; zero or less means no bound.
 	MaxConnects int
+	// ConnectGrace is how long a connect holds its slot before a sample
+	// that finds its processes idle frees it (fleet_connects.go); zero
+	// means every connect holds its slot until it ends.
+	ConnectGrace time.Duration
 	// ConfigPaths are the config files in their order, which decides
 	// who owns a resource URI two servers claim.
 	ConfigPaths []string
@@ -140,6 +149,8 @@ type fleetSession struct {
 	transport  messages.Transport
 	reason     string // why it was started, for its ready event
 	connecting bool   // holds a connect slot
+	waiting    bool   // connecting, but left its slot: its processes were idle
+	spawned    time.Time
 	ready      bool
 	stopping   bool
 }
@@ -153,6 +164,7 @@ func NewFleet(opts FleetOptions) *Fleet {
 		disabled: map[string]messages.ServerSpec{},
 		touched:  map[string]bool{},
 		claims:   map[messages.CatalogKind]*claimIndex{},
+		inFlight: map[uint64]*fleetSession{},
 	}
 }
 
@@ -188,8 +200,12 @@ func (f *Fleet) Step(in Input) []Effect {
 	case RetryDue:
 		f.now = in.Now
 		f.retryDue(in)
+	case ConnectsSampled:
+		f.now = in.Now
+		f.connectsSampled(in)
 	}
 	f.startQueued()
+	f.requestSample()
 	f.checkResyncs()
 	out := f.effects
 	f.effects = nil
