@@ -105,7 +105,12 @@ type Options struct {
 	// tests for in-memory servers.
 	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
 	// MaxConnects bounds concurrent connects; queued servers are pending.
-	MaxConnects int
+	// A connect counts only while its processes compete for CPU: one
+	// whose process group has neither run nor waited to run for
+	// ConnectGrace (20ms) leaves its slot to a queued server (negative:
+	// every connect counts until it ends). See reconciler/fleet_connects.go.
+	MaxConnects  int
+	ConnectGrace time.Duration
 	// MaxCallsPerServer bounds concurrent tool calls per server (64).
 	MaxCallsPerServer int
 	// Backoff and CrashLoop set the retry policy after failures.
@@ -187,6 +192,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConnects <= 0 {
 		o.MaxConnects = max(8, 4*runtime.NumCPU())
+	}
+	if o.ConnectGrace == 0 {
+		o.ConnectGrace = 20 * time.Millisecond
 	}
 	if o.MaxCallsPerServer <= 0 {
 		o.MaxCallsPerServer = 64
