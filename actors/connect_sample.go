@@ -3,7 +3,6 @@ package actors
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -34,22 +33,42 @@ type cpuReading struct {
 // readGroupCPU reads the run and run-queue time of every process group
 // in groups (leader pids), summed over their processes and threads. A
 // group with no process left, or that /proc does not show, is absent.
-func readGroupCPU(groups map[int]bool) map[int]uint64 {
-	entries, err := os.ReadDir("/proc")
+// known maps pids to their process groups as earlier reads found them (a
+// process seldom changes its group), so that only new pids are read for
+// it; it is updated, and pids gone from /proc are dropped from it.
+func readGroupCPU(groups map[int]bool, known map[int]int) map[int]uint64 {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
 	if err != nil {
 		return nil
 	}
 	out := map[int]uint64{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+	seen := make(map[int]bool, len(names))
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
-		pgrp, ok := processGroup(pid)
-		if !ok || !groups[pgrp] {
-			continue
+		seen[pid] = true
+		pgrp, ok := known[pid]
+		if !ok {
+			if pgrp, ok = processGroup(pid); !ok {
+				continue
+			}
+			known[pid] = pgrp
 		}
-		out[pgrp] += processSchedTime(pid)
+		if groups[pgrp] {
+			out[pgrp] += processSchedTime(pid)
+		}
+	}
+	for pid := range known {
+		if !seen[pid] {
+			delete(known, pid)
+		}
 	}
 	return out
 }
@@ -76,10 +95,16 @@ func processGroup(pid int) (int, bool) {
 // processSchedTime sums the first two fields of /proc/PID/task/*/schedstat
 // (time on a CPU, time waiting for one, in ns) over pid's threads.
 func processSchedTime(pid int) uint64 {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/schedstat")
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0
+	}
+	tids, _ := f.Readdirnames(-1)
+	f.Close()
 	var sum uint64
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + tid + "/schedstat")
 		if err != nil {
 			continue
 		}

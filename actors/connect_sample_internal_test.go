@@ -39,9 +39,10 @@ func TestReadGroupCPU_CountsTheWholeGroup(t *testing.T) {
 	spinner := startGroup(t, "sh", "-c", "sh -c 'while :; do :; done'; exit")
 	sleeper := startGroup(t, "sh", "-c", "sleep 600; exit")
 	groups := map[int]bool{spinner: true, sleeper: true}
+	known := map[int]int{}
 	var got map[int]uint64
 	for {
-		got = readGroupCPU(groups)
+		got = readGroupCPU(groups, known)
 		if got[spinner] >= uint64(50*time.Millisecond) {
 			break
 		}
@@ -54,7 +55,15 @@ func TestReadGroupCPU_CountsTheWholeGroup(t *testing.T) {
 	if s := got[sleeper]; s == 0 || s >= uint64(25*time.Millisecond) {
 		t.Fatalf("sleeping group: %v of run and wait time, want some (it started) but under 25ms", time.Duration(s))
 	}
-	if _, ok := readGroupCPU(map[int]bool{1 << 30: true})[1<<30]; ok {
+	if known[spinner] != spinner || known[sleeper] != sleeper {
+		t.Fatalf("the cache has the leaders in groups %d and %d, want their own", known[spinner], known[sleeper])
+	}
+	// A pid gone from /proc leaves the cache; a cached group is believed.
+	known[1<<30] = spinner
+	if readGroupCPU(groups, known); len(known) == 0 || known[1<<30] != 0 {
+		t.Fatalf("a pid that is gone stayed in the cache")
+	}
+	if _, ok := readGroupCPU(map[int]bool{1 << 30: true}, known)[1<<30]; ok {
 		t.Fatal("a group with no process was read")
 	}
 }
@@ -93,8 +102,9 @@ func BenchmarkReadGroupCPU(b *testing.B) {
 		groups[cmd.Process.Pid] = true
 		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	}
+	known := map[int]int{}
 	for b.Loop() {
-		if len(readGroupCPU(groups)) != len(groups) {
+		if len(readGroupCPU(groups, known)) != len(groups) {
 			b.Fatal("a group was not read")
 		}
 	}

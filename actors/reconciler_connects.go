@@ -21,6 +21,9 @@ import (
 type connectSampler struct {
 	conns map[uint64]*connectingSession
 	timer *quartz.Timer
+	// pgrps caches the process group of every pid read so far; the
+	// reading goroutine has it while a sample is being read.
+	pgrps map[int]int
 }
 
 // connectingSession is a session between spawn and ready: remote (no
@@ -43,6 +46,7 @@ type (
 	sampleDue       struct{}
 	connectsReadMsg struct {
 		readings map[uint64]cpuReading // by session
+		pgrps    map[int]int           // the cache, handed back
 	}
 )
 
@@ -114,6 +118,11 @@ func (r *reconcilerActor) sampleConnects(c actor.Context) {
 		return
 	}
 	self, root, clock := c.Self(), c.ActorSystem().Root, r.env.clock
+	pgrps := r.connects.pgrps
+	if pgrps == nil {
+		pgrps = map[int]int{}
+	}
+	r.connects.pgrps = nil // the goroutine's until it reports
 	r.env.work.Add(1)
 	go func() {
 		defer r.env.work.Done()
@@ -121,13 +130,13 @@ func (r *reconcilerActor) sampleConnects(c actor.Context) {
 		for pgid := range groups {
 			leaders[pgid] = true
 		}
-		ns := readGroupCPU(leaders)
+		ns := readGroupCPU(leaders, pgrps)
 		at := clock.Now("reconciler", "connect-sample")
 		readings := make(map[uint64]cpuReading, len(ns))
 		for pgid, v := range ns {
 			readings[groups[pgid]] = cpuReading{ns: v, at: at}
 		}
-		root.Send(self, &connectsReadMsg{readings: readings})
+		root.Send(self, &connectsReadMsg{readings: readings, pgrps: pgrps})
 	}()
 }
 
@@ -135,6 +144,9 @@ func (r *reconcilerActor) sampleConnects(c actor.Context) {
 // connects are idle; a group read for the first time is compared with
 // its start.
 func (r *reconcilerActor) connectsRead(c actor.Context, m *connectsReadMsg) {
+	if m.pgrps != nil {
+		r.connects.pgrps = m.pgrps
+	}
 	in := reconciler.ConnectsSampled{Now: r.now()}
 	for id, cs := range r.connects.conns {
 		if cs.remote {

@@ -62,11 +62,13 @@ type Fleet struct {
 	// that hold a connect slot; queue holds the servers waiting for one,
 	// oldest first; inFlight are the sessions between spawn and their
 	// first report, in a slot or waiting; sampling says a SampleConnects
-	// is outstanding (fleet_connects.go).
-	connecting int
-	queue      []string
-	inFlight   map[uint64]*fleetSession
-	sampling   bool
+	// is outstanding, quietSamples how many samples in a row freed
+	// nothing (fleet_connects.go).
+	connecting   int
+	queue        []string
+	inFlight     map[uint64]*fleetSession
+	sampling     bool
+	quietSamples uint
 
 	resyncs []*pendingResync
 	// change is the plan of the desired state applied last, for the resync

@@ -26,8 +26,11 @@ import (
 // and no queued server starts until the count is under the limit again.
 // A server that computes through its start-up therefore always counts,
 // and a stampede is bounded as before; one that sleeps frees its slot
-// after one grace. With ConnectGrace zero every connect counts until it
-// ends, as a plain semaphore.
+// after one grace. A sample costs a walk of /proc, so while samples free
+// nothing (a fleet of servers that compute while they start) they are
+// spaced out, to two and then four graces; one that frees or retakes a
+// slot brings the pace back to one grace. With ConnectGrace zero every
+// connect counts until it ends, as a plain semaphore.
 
 // SampleConnects asks the shell to sample, after Delay, how much CPU the
 // process tree of every connecting session wants, and to step the fleet
@@ -53,19 +56,31 @@ func (ConnectsSampled) isInput() {}
 // their slots, busy waiting ones take theirs back.
 func (f *Fleet) connectsSampled(m ConnectsSampled) {
 	f.sampling = false
+	moved := false
 	for _, id := range m.Idle {
 		if ref := f.inFlight[id]; ref != nil && ref.connecting && !f.now.Before(ref.spawned.Add(f.opts.ConnectGrace)) {
 			ref.connecting, ref.waiting = false, true
 			f.connecting--
+			moved = true
 		}
 	}
 	for _, id := range m.Busy {
 		if ref := f.inFlight[id]; ref != nil && ref.waiting {
 			ref.connecting, ref.waiting = true, false
 			f.connecting++
+			moved = true
 		}
 	}
+	if moved {
+		f.quietSamples = 0
+	} else {
+		f.quietSamples = min(f.quietSamples+1, maxSampleBackoff)
+	}
 }
+
+// maxSampleBackoff caps the spacing of samples that free nothing at
+// 2^maxSampleBackoff graces.
+const maxSampleBackoff = 2
 
 // requestSample asks for a sample while a queued server could take a
 // slot that a waiting connect frees, or a waiting connect may need its
@@ -75,7 +90,7 @@ func (f *Fleet) requestSample() {
 		return
 	}
 	f.sampling = true
-	f.effect(SampleConnects{Delay: f.opts.ConnectGrace})
+	f.effect(SampleConnects{Delay: f.opts.ConnectGrace << f.quietSamples})
 }
 
 // queued reports whether a server waits for a connect slot.
