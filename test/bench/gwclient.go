@@ -56,6 +56,12 @@ func benchClient(changed func()) *mcp.Client {
 // connectStdio spawns argv (in a process group of its own, tracked by the
 // reaper) as a stdio MCP server and connects to it.
 func (h *harness) connectStdio(ctx context.Context, client *mcp.Client, env []string, argv ...string) (*mcp.ClientSession, error) {
+	cs, _, err := h.connectStdioCmd(ctx, client, env, argv...)
+	return cs, err
+}
+
+// connectStdioCmd is connectStdio, returning the process too.
+func (h *harness) connectStdioCmd(ctx context.Context, client *mcp.Client, env []string, argv ...string) (*mcp.ClientSession, *exec.Cmd, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, h.work
 	if h.serveLog != nil && argv[0] == h.bin {
@@ -69,7 +75,7 @@ func (h *harness) connectStdio(ctx context.Context, client *mcp.Client, env []st
 	if cmd.Process != nil {
 		h.reaper.track(cmd.Process.Pid)
 	}
-	return cs, err
+	return cs, cmd, err
 }
 
 // findEcho names the echo tool in a session's catalog: "echo" or, through

@@ -26,7 +26,7 @@ func (h *harness) benchStart(ctx context.Context) (string, error) {
 		slow[fmt.Sprintf("s%03d", i)] = entry{Command: h.bin, Args: args}
 	}
 	var bare, cold, coldFirst, warm, warmFirst sample
-	var bigRaw, bigCold, bigWarm sample
+	var bigRaw, bigCold, bigWarm, bigRawCPU, bigCPU sample
 	bigFleet := exampleFleet(h.bin, "b", big)
 	for rep := range reps {
 		steps := []string{"bare", "serve", "big-raw", "big-serve"}
@@ -42,24 +42,26 @@ func (h *harness) benchStart(ctx context.Context) (string, error) {
 				}
 				bare = append(bare, d)
 			case "serve":
-				c, cf, w, wf, err := h.serveTwice(ctx, slow, fmt.Sprintf("start-%d", rep))
+				c, cf, _, w, wf, err := h.serveTwice(ctx, slow, fmt.Sprintf("start-%d", rep))
 				if err != nil {
 					return "", err
 				}
 				cold, coldFirst, warm, warmFirst = append(cold, c), append(coldFirst, cf), append(warm, w), append(warmFirst, wf)
 				progress("start rep %d: serve cold %s ms (first list %s), warm %s ms (first list %s)", rep, ms(c), ms(cf), ms(w), ms(wf))
 			case "big-raw":
+				c0, _ := cpuTime(os.Getpid())
 				d, _, err := h.rawFleet(ctx, big, h.conc)
 				if err != nil {
 					return "", err
 				}
-				bigRaw = append(bigRaw, d)
+				c1, _ := cpuTime(os.Getpid())
+				bigRaw, bigRawCPU = append(bigRaw, d), append(bigRawCPU, c1-c0)
 			case "big-serve":
-				c, _, w, _, err := h.serveTwice(ctx, bigFleet, fmt.Sprintf("start-big-%d", rep))
+				c, _, cpu, w, _, err := h.serveTwice(ctx, bigFleet, fmt.Sprintf("start-big-%d", rep))
 				if err != nil {
 					return "", err
 				}
-				bigCold, bigWarm = append(bigCold, c), append(bigWarm, w)
+				bigCold, bigWarm, bigCPU = append(bigCold, c), append(bigWarm, w), append(bigCPU, cpu)
 				progress("start rep %d: %d servers, serve cold %s ms, warm %s ms", rep, big, ms(c), ms(w))
 			}
 			if err := sleep(ctx, 500*time.Millisecond); err != nil {
@@ -88,6 +90,8 @@ func (h *harness) benchStart(ctx context.Context) (string, error) {
 	tb.add(fmt.Sprintf("raw go-sdk bound, %d connects at once", h.conc), bigRaw.mmm())
 	tb.add("serve, empty cache: launch → a client has every server's tools", bigCold.mmm())
 	tb.add("serve again, same cache directory", bigWarm.mmm())
+	tb.add("CPU used by the raw client side (the harness process, utime+stime)", bigRawCPU.mmm())
+	tb.add("CPU used by serve until the client had every tool (cold)", bigCPU.mmm())
 	ratio := float64(bigCold.median()) / float64(bigRaw.median())
 	body += "\n" + tb.String() + fmt.Sprintf("\nTargets: cold within 10%% of the bound: %s (%.3f ×). Warm under 100 ms: %s (median %s ms).\n",
 		verdict(ratio <= 1.10), ratio, verdict(bigWarm.median() < 100*time.Millisecond), ms(bigWarm.median()))
@@ -96,7 +100,7 @@ func (h *harness) benchStart(ctx context.Context) (string, error) {
 }
 
 // serveTwice runs serveUntilFull twice on one fresh cache directory.
-func (h *harness) serveTwice(ctx context.Context, f fleet, name string) (cold, coldFirst, warm, warmFirst time.Duration, err error) {
+func (h *harness) serveTwice(ctx context.Context, f fleet, name string) (cold, coldFirst, coldCPU, warm, warmFirst time.Duration, err error) {
 	cfg := filepath.Join(h.work, name+".json")
 	if err = f.write(cfg); err != nil {
 		return
@@ -105,21 +109,22 @@ func (h *harness) serveTwice(ctx context.Context, f fleet, name string) (cold, c
 	if err = os.MkdirAll(cache, 0o755); err != nil {
 		return
 	}
-	if cold, coldFirst, err = h.serveUntilFull(ctx, cfg, cache, len(f)); err != nil {
+	if cold, coldFirst, coldCPU, err = h.serveUntilFull(ctx, cfg, cache, len(f)); err != nil {
 		return
 	}
 	if err = sleep(ctx, 300*time.Millisecond); err != nil {
 		return
 	}
-	warm, warmFirst, err = h.serveUntilFull(ctx, cfg, cache, len(f))
+	warm, warmFirst, _, err = h.serveUntilFull(ctx, cfg, cache, len(f))
 	return
 }
 
 // serveUntilFull launches `mcpvisor serve` (stdio) on cfg with
 // XDG_CACHE_HOME=cache, connects, and lists tools (again on every
 // list_changed) until every one of the n servers' echo tools is listed.
-// It returns the time from launch to that list, and to the first list.
-func (h *harness) serveUntilFull(ctx context.Context, cfg, cache string, n int) (full, first time.Duration, err error) {
+// It returns the time from launch to that list, and to the first list,
+// and the CPU serve had used by then.
+func (h *harness) serveUntilFull(ctx context.Context, cfg, cache string, n int) (full, first, cpu time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	changed := make(chan struct{}, 1)
@@ -131,26 +136,28 @@ func (h *harness) serveUntilFull(ctx context.Context, cfg, cache string, n int) 
 	}
 	env := append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	t0 := time.Now()
-	cs, err := h.connectStdio(ctx, benchClient(notify), env, h.bin, "serve", "--config", cfg)
+	cs, cmd, err := h.connectStdioCmd(ctx, benchClient(notify), env, h.bin, "serve", "--config", cfg)
 	if err != nil {
-		return 0, 0, fmt.Errorf("serve: %w", err)
+		return 0, 0, 0, fmt.Errorf("serve: %w", err)
 	}
 	defer cs.Close()
 	for i := 0; ; i++ {
 		got, err := echoCount(ctx, cs)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if i == 0 {
 			first = time.Since(t0)
 		}
 		if got >= n {
-			return time.Since(t0), first, nil
+			full = time.Since(t0)
+			cpu, err = cpuTime(cmd.Process.Pid)
+			return full, first, cpu, err
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return 0, 0, fmt.Errorf("serve listed %d of %d servers' tools: %w", got, n, ctx.Err())
+			return 0, 0, 0, fmt.Errorf("serve listed %d of %d servers' tools: %w", got, n, ctx.Err())
 		}
 	}
 }
