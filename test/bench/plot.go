@@ -139,32 +139,31 @@ func callStrips(peers []*mcpPeer, lat map[string]sample) []strip {
 	var out []strip
 	for _, p := range peers {
 		s := lat[p.name]
-		out = append(out, strip{label: fmt.Sprintf("%s\n(p50 %s µs)", short[p.name].label, us(s.median())), s: s, c: short[p.name].c})
+		inUS := make(sample, len(s))
+		for i, d := range s {
+			inUS[i] = d * 1000 // drawn in µs on the ms scale of stripPlot
+		}
+		out = append(out, strip{label: fmt.Sprintf("%s\n(p50 %s µs)", short[p.name].label, us(s.median())), s: inUS, c: short[p.name].c})
 	}
 	return out
 }
 
-// plotCalls draws the call latencies, one panel per server: every call a
-// point (those above the path's p99 left out, so the bulk stays
-// readable), a black bar at each median.
+// plotCalls draws the call latencies, one panel per server, on a log
+// scale (the tail is ten times the median): every call a point, a black
+// bar at each median.
 func (h *harness) plotCalls(path string, targets []*callTarget, data map[string][]strip) error {
 	var plots []*plot.Plot
 	for _, t := range targets {
-		cols := data[t.label]
-		for i := range cols {
-			p99 := cols[i].s.p99()
-			var kept sample
-			for _, d := range cols[i].s {
-				if d <= p99 {
-					kept = append(kept, d*1000) // drawn in µs on the ms scale
-				}
-			}
-			cols[i].s = kept
-		}
-		p, err := stripPlot("One echo call to the "+t.label+", by path", "µs per call (calls above the p99 not drawn)", cols)
+		p, err := stripPlot("One echo call to the "+t.label+", by path", "µs per call (log scale)", data[t.label])
 		if err != nil {
 			return err
 		}
+		lo := math.Inf(1)
+		for _, col := range data[t.label] {
+			lo = math.Min(lo, float64(col.s.min())/float64(time.Millisecond)) // µs: the strips are scaled
+		}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min = lo * 0.8
 		plots = append(plots, p)
 	}
 	w, hgt := vg.Length(len(plots))*9*vg.Inch, 5.5*vg.Inch
