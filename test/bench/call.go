@@ -32,15 +32,6 @@ func (t *callTarget) close() {
 	}
 }
 
-func (t *callTarget) peer(name string) *mcpPeer {
-	for _, p := range t.peers {
-		if p.name == name {
-			return p
-		}
-	}
-	return nil
-}
-
 // Path names, as the tables print them.
 const (
 	pathDirect    = "direct (one raw stdio hop)"
