@@ -42,11 +42,12 @@ import (
 //	file unparsable                           (upstream: Load keeps the servers last parsed from it)
 //
 // Plan computes the action for each name; Fleet carries it out. At most
-// MaxConnects sessions connect at once; the others wait in order as
-// pending (a make-before-break candidate is never queued: its server is
-// serving meanwhile). A resync completes (ResyncCompleted) once every server it
-// started or retried has settled: ready, failed, stopped, or serving with
-// a warning.
+// MaxConnects sessions connect at once while competing for CPU (one whose
+// processes sit idle past ConnectGrace stops counting: fleet_connects.go);
+// the others wait in order as pending (a make-before-break candidate is
+// never queued: its server is serving meanwhile). A resync completes
+// (ResyncCompleted) once every server it started or retried has settled:
+// ready, failed, stopped, or serving with a warning.
 type Fleet struct {
 	opts FleetOptions
 
