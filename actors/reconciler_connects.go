@@ -65,7 +65,7 @@ func (t *startedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	return c, err
 }
 
-// spawned notes a session the fleet spawned as connecting.
+// connectSpawned notes a session the fleet spawned as connecting.
 func (r *reconcilerActor) connectSpawned(e reconciler.Spawn) {
 	if r.connects.conns == nil {
 		r.connects.conns = map[uint64]*connectingSession{}
