@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -25,6 +27,13 @@ func startStdio(t *testing.T, servers map[string][]string, opts actors.Options) 
 	for name, argv := range servers {
 		entries[name] = map[string]any{"command": argv[0], "args": argv[1:]}
 	}
+	return startReal(t, entries, opts)
+}
+
+// startReal starts a supervisor on the real clock over config entries,
+// with a connect timeout the tests never reach.
+func startReal(t *testing.T, entries map[string]any, opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, path, entries)
 	opts.ConfigPaths, opts.DisableWatch, opts.ProbeInterval = []string{path}, true, -1
@@ -63,6 +72,34 @@ func TestReconciler_IdleConnectsLeaveTheirSlots(t *testing.T) {
 	_, rec := startStdio(t, map[string][]string{
 		"a": {"sleep", "600"}, "b": {"sleep", "600"}, "c": {"sleep", "600"},
 	}, actors.Options{MaxConnects: 1, ConnectGrace: 10 * time.Millisecond})
+	for _, name := range []string{"a", "b", "c"} {
+		rec.WaitState(ctx, 0, name, messages.StateStarting)
+	}
+}
+
+// A remote server's handshake costs the machine nothing: HTTP connects
+// that wait on an answer leave their slots after the grace too.
+func TestReconciler_RemoteConnectsLeaveTheirSlots(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	// Never answers: each request waits until its client gives up, or
+	// the test ends.
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() { // after the supervisor's close, which registers later
+		close(release)
+		srv.Close()
+	})
+	entries := map[string]any{}
+	for _, name := range []string{"a", "b", "c"} {
+		entries[name] = map[string]any{"type": "http", "url": srv.URL}
+	}
+	_, rec := startReal(t, entries, actors.Options{MaxConnects: 1, ConnectGrace: 10 * time.Millisecond})
 	for _, name := range []string{"a", "b", "c"} {
 		rec.WaitState(ctx, 0, name, messages.StateStarting)
 	}
