@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers ci chaos conformance-suite conformance-client conformance-auth
+.PHONY: build test demo vet fmt fuzz stress bench bench-go bench-peers bench-gateway ci chaos conformance-suite conformance-client conformance-auth
 
 build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
@@ -68,6 +68,12 @@ PEERS_STAMP := test/bench/peers/node_modules/.package-lock.json
 
 bench-peers: $(PEERS_STAMP)
 	cd test/bench && $(GO) run . -only peers -plot ../../docs/edit-to-ready.png $(BENCHFLAGS)
+
+# The gateway, `mcpvisor serve`: call latency (direct, serve over stdio
+# and HTTP, mcp-hub's /mcp), 64-caller throughput, start of slow servers
+# cold and warm, edit to notified client; redraws docs/call-latency.png.
+bench-gateway: $(PEERS_STAMP)
+	cd test/bench && $(GO) run . -only gateway -call-plot ../../docs/call-latency.png $(BENCHFLAGS)
 
 $(PEERS_STAMP): test/bench/peers/package-lock.json test/bench/peers/package.json
 	cd test/bench/peers && npm ci --no-audit --no-fund --loglevel=error

@@ -48,12 +48,15 @@
 //     subscribe and unsubscribe, each re-list of a kind and each health
 //     probe runs on its own goroutine; the config actor reads files on a
 //     goroutine (the config files, envFiles, the input store, and the
-//     trust store when Options.ApprovalRequired names project files);
+//     trust store when Options.ApprovalRequired names project files); the
+//     reconciler reads the connecting servers' process groups from /proc
+//     on a goroutine of its own, one sample at a time
+//     (reconciler_connects.go);
 //   - An entry's headersHelper subprocess runs on the goroutine of the HTTP
 //     request that needs its headers (the lifeline's during the
 //     handshake), under that request's context: cancelling it kills the
 //     helper's process group, and the request waits for it;
-//     timers (connect, call, list, subscribe, probe, backoff, idle, stop grace) are quartz
+//     timers (connect, call, list, subscribe, probe, backoff, idle, connect sample, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process

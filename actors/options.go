@@ -110,7 +110,12 @@ type Options struct {
 	// request needs them; see docs/config.md, "Lazy servers").
 	Autostart messages.Autostart
 	// MaxConnects bounds concurrent connects; queued servers are pending.
-	MaxConnects int
+	// A connect counts only while its processes compete for CPU: one
+	// whose process group has neither run nor waited to run for
+	// ConnectGrace (20ms) leaves its slot to a queued server (negative:
+	// every connect counts until it ends). See reconciler/fleet_connects.go.
+	MaxConnects  int
+	ConnectGrace time.Duration
 	// MaxCallsPerServer bounds concurrent tool calls per server (64).
 	MaxCallsPerServer int
 	// Backoff and CrashLoop set the retry policy after failures.
@@ -206,6 +211,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConnects <= 0 {
 		o.MaxConnects = max(8, 4*runtime.NumCPU())
+	}
+	if o.ConnectGrace == 0 {
+		o.ConnectGrace = 20 * time.Millisecond
 	}
 	if o.MaxCallsPerServer <= 0 {
 		o.MaxCallsPerServer = 64

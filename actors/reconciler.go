@@ -41,6 +41,7 @@ type reconcilerActor struct {
 	// (reconciler_lazy.go).
 	retries, idles serverTimers
 	users          map[string]chan<- useAnswer
+	connects       connectSampler // the connect policy's samples (reconciler_connects.go)
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
 	// subs are the resource subscriptions by URI; reroute says a change
@@ -89,7 +90,7 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 			log:  env.log.Named("reconciler"),
 			fleet: reconciler.NewFleet(reconciler.FleetOptions{
 				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
-				ConfigPaths: paths, Autostart: env.opts.Autostart,
+				ConnectGrace: max(0, env.opts.ConnectGrace), ConfigPaths: paths, Autostart: env.opts.Autostart,
 			}),
 			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 			sessions: map[uint64]*liveSession{},
@@ -135,6 +136,12 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.releaseServer(c, m)
 	case *idleDue:
 		r.idleDue(c, m)
+	case *sessionSpawned:
+		r.connectStarted(m)
+	case *sampleDue:
+		r.sampleConnects(c)
+	case *connectsReadMsg:
+		r.connectsRead(c, m)
 	case *actor.Terminated:
 		r.terminated(c, m)
 	case *awaitResync:
@@ -143,6 +150,7 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		delete(r.waiters, m.id)
 	case *actor.Stopping:
 		r.stopTimers()
+		r.stopSample()
 	default:
 		return
 	}
@@ -172,6 +180,8 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 			r.grant(e)
 		case reconciler.Refuse:
 			r.refuse(e)
+		case reconciler.SampleConnects:
+			r.armSample(c, e)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
 			r.noteCatalogEvent(e.Event)
@@ -238,6 +248,7 @@ func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
 	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session, gone), "session-"+e.Spec.Name+"-")
 	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid, gone: gone}
 	r.byActor[pid.Id] = e.Session
+	r.connectSpawned(e)
 }
 
 func (r *reconcilerActor) stop(c actor.Context, e reconciler.Stop) {
@@ -247,6 +258,7 @@ func (r *reconcilerActor) stop(c actor.Context, e reconciler.Stop) {
 }
 
 func (r *reconcilerActor) forget(id uint64) {
+	r.connectEnded(id)
 	if ls := r.sessions[id]; ls != nil {
 		delete(r.byActor, ls.pid.Id)
 		delete(r.sessions, id)
@@ -257,6 +269,7 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	if ls := r.sessions[m.id]; ls != nil {
 		ls.stderr = m.stderr
 	}
+	r.connectEnded(m.id)
 	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
 		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
 		Transport: m.transport})

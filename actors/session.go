@@ -213,6 +213,10 @@ func (s *sessionActor) start(c actor.Context) {
 		cn.stderr.redactWith(s.redactor.fixed()) // before the process starts
 	}
 	s.attachOAuth(cn)
+	if cn.cmd != nil { // the connect policy samples the server's process group
+		parent := c.Parent()
+		cn.transport = &startedTransport{Transport: cn.transport, started: func() { root.Send(parent, &sessionSpawned{id: s.id, pid: cn.pid()}) }}
+	}
 	s.conn = cn
 	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}

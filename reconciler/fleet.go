@@ -44,11 +44,12 @@ import (
 //	file unparsable                           (upstream: Load keeps the servers last parsed from it)
 //
 // Plan computes the action for each name; Fleet carries it out. At most
-// MaxConnects sessions connect at once; the others wait in order as
-// pending (a make-before-break candidate is never queued: its server is
-// serving meanwhile). A resync completes (ResyncCompleted) once every server it
-// started or retried has settled: ready, failed, stopped, or serving with
-// a warning.
+// MaxConnects sessions connect at once while competing for CPU (one whose
+// processes sit idle past ConnectGrace stops counting: fleet_connects.go);
+// the others wait in order as pending (a make-before-break candidate is
+// never queued: its server is serving meanwhile). A resync completes
+// (ResyncCompleted) once every server it started or retried has settled:
+// ready, failed, stopped, or serving with a warning.
 type Fleet struct {
 	opts FleetOptions
 
@@ -60,10 +61,17 @@ type Fleet struct {
 	diagnostics          []messages.Diagnostic
 	lastSession          uint64
 
-	// connecting counts sessions between spawn and their first report;
-	// queue holds the servers waiting for a connect slot, oldest first.
-	connecting int
-	queue      []string
+	// connecting counts sessions between spawn and their first report
+	// that hold a connect slot; queue holds the servers waiting for one,
+	// oldest first; inFlight are the sessions between spawn and their
+	// first report, in a slot or waiting; sampling says a SampleConnects
+	// is outstanding, quietSamples how many samples in a row freed
+	// nothing (fleet_connects.go).
+	connecting   int
+	queue        []string
+	inFlight     map[uint64]*fleetSession
+	sampling     bool
+	quietSamples uint
 
 	resyncs []*pendingResync
 	// change is the plan of the desired state applied last, for the resync
@@ -93,6 +101,10 @@ type FleetOptions struct {
 	CrashLoop CrashLoop
 	// MaxConnects bounds concurrent connects; zero or less means no bound.
 	MaxConnects int
+	// ConnectGrace is how long a connect holds its slot before a sample
+	// that finds its processes idle frees it (fleet_connects.go); zero
+	// means every connect holds its slot until it ends.
+	ConnectGrace time.Duration
 	// ConfigPaths are the config files in their order, which decides
 	// who owns a resource URI two servers claim.
 	ConfigPaths []string
@@ -150,6 +162,8 @@ type fleetSession struct {
 	transport  messages.Transport
 	reason     string // why it was started, for its ready event
 	connecting bool   // holds a connect slot
+	waiting    bool   // connecting, but left its slot: its processes were idle
+	spawned    time.Time
 	ready      bool
 	stopping   bool
 }
@@ -164,6 +178,7 @@ func NewFleet(opts FleetOptions) *Fleet {
 		touched:  map[string]bool{},
 		claims:   map[messages.CatalogKind]*claimIndex{},
 		idled:    map[string]bool{},
+		inFlight: map[uint64]*fleetSession{},
 	}
 }
 
@@ -211,8 +226,12 @@ func (f *Fleet) Step(in Input) []Effect {
 	case IdleDue:
 		f.now = in.Now
 		f.idleDue(in)
+	case ConnectsSampled:
+		f.now = in.Now
+		f.connectsSampled(in)
 	}
 	f.startQueued()
+	f.requestSample()
 	f.checkResyncs()
 	out := f.effects
 	f.effects = nil

@@ -28,6 +28,8 @@ type fleetRig struct {
 	resyncs int
 
 	sessions []*rigSession
+	// sampling: a SampleConnects is outstanding.
+	sampling bool
 	timers   map[string]rigTimer
 	// armed is the token of the timer armed last for each server, for a
 	// fire that raced its cancel.
@@ -116,6 +118,11 @@ func (r *fleetRig) track(e reconciler.Effect) {
 		}
 		r.timers[e.Server] = rigTimer{token: e.Token, due: r.now.Add(e.Delay)}
 		r.armed[e.Server] = e.Token
+	case reconciler.SampleConnects:
+		if r.sampling {
+			r.t.Fatalf("a second SampleConnects while one is outstanding")
+		}
+		r.sampling = true
 	case reconciler.CancelRetry:
 		if _, armed := r.timers[e.Server]; !armed {
 			r.t.Fatalf("%s: cancelled a retry timer that is not armed", e.Server)
@@ -370,6 +377,8 @@ func renderEffect(e reconciler.Effect, now time.Time) string {
 		return fmt.Sprintf("grant %s %s#%d", e.ID, e.Server, e.Session)
 	case reconciler.Refuse:
 		return fmt.Sprintf("refuse %s %s: %s", e.ID, e.Server, e.Error)
+	case reconciler.SampleConnects:
+		return fmt.Sprintf("sample connects in %s", e.Delay)
 	case reconciler.Publish:
 		return renderEvent(e.Event)
 	case reconciler.Reply:

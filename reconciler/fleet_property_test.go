@@ -23,6 +23,9 @@ func TestFleet_ConvergesWhateverHappens(t *testing.T) {
 		Backoff:     reconciler.Backoff{Initial: time.Second, Max: 8 * time.Second, Jitter: 0.2},
 		CrashLoop:   reconciler.CrashLoop{Failures: 3, Window: time.Minute},
 		MaxConnects: 2,
+		// Samples of the connecting processes free and retake slots
+		// (fleet_connects.go) at random.
+		ConnectGrace: 20 * time.Millisecond,
 	}
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -61,7 +64,7 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 		return c[rng.IntN(len(c))]
 	}
 	ref := func(s *rigSession) string { return fmt.Sprintf("%s#%d", s.server, s.id) }
-	switch rng.IntN(12) {
+	switch rng.IntN(13) {
 	case 0, 1:
 		entries := []string{} // non-nil: an empty desired state is one too
 		for _, name := range []string{"a", "b", "c", "d"} {
@@ -101,6 +104,24 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 		} else {
 			r.run("resync dry")
 		}
+	case 12:
+		if !r.sampling {
+			return nil
+		}
+		// Any session not ready, stale ones included: the fleet must
+		// ignore what it no longer waits for.
+		var idle, busy []uint64
+		for _, s := range r.sessions {
+			switch n := rng.IntN(3); {
+			case s.ready:
+			case n == 0:
+				idle = append(idle, s.id)
+			case n == 1:
+				busy = append(busy, s.id)
+			}
+		}
+		r.sampling = false
+		r.step(reconciler.ConnectsSampled{Now: r.now, Idle: idle, Busy: busy})
 	case 8:
 		if s := pick(func(s *rigSession) bool { return live(s) && s.ready }); s != nil {
 			r.run("tools " + ref(s) + " echo,add")

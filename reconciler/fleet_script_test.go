@@ -28,7 +28,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //
 // Commands:
 //
-//	fleet connects=N backoff=D max=D jitter=F loop=N/D   the policy (first command only)
+//	fleet connects=N grace=D backoff=D max=D jitter=F loop=N/D   the policy (first command only)
 //	desired [gen=N] name=version[,option]...             a new desired state (options: disabled,
 //	                                                     never, allow=a+b, deny=a+b; or name=invalid)
 //	resync [dry] [name=version ...]                      a resync; with entries, the read found
@@ -45,6 +45,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //	tick D                                               time passes; due retry timers fire
 //	fire name                                            the timer armed last for name fires now,
 //	                                                     cancelled or not (its fire raced the cancel)
+//	sampled [idle=a,b] [busy=c]                          the shell's answer to SampleConnects: the
+//	                                                     named connecting sessions' processes were
+//	                                                     idle, or wanted CPU
 //	status                                               print every row
 //	use name                                             a request wants name now (use u1, u2, ...)
 //	release uN                                           use uN is done, or gave up waiting
@@ -155,6 +158,8 @@ func policy(t *testing.T, command string) reconciler.FleetOptions {
 		switch key {
 		case "connects":
 			opts.MaxConnects = atoi(t, val)
+		case "grace":
+			opts.ConnectGrace = duration(t, val)
 		case "backoff":
 			opts.Backoff.Initial = duration(t, val)
 		case "max":
@@ -253,6 +258,20 @@ func (r *fleetRig) run(command string) {
 		r.step(reconciler.ServerReleased{Now: r.now, ID: args[1], Server: server})
 	case "prime":
 		r.step(reconciler.CatalogWanted{Now: r.now, Server: args[1]})
+	case "sampled":
+		if !r.sampling {
+			r.t.Fatalf("sampled: the fleet asked for no sample")
+		}
+		r.sampling = false
+		connecting := func(s *rigSession) bool { return live(s) && !s.ready }
+		var idle, busy []uint64
+		for _, ref := range splitList(kv["idle"]) {
+			idle = append(idle, r.pick(ref, connecting).id)
+		}
+		for _, ref := range splitList(kv["busy"]) {
+			busy = append(busy, r.pick(ref, connecting).id)
+		}
+		r.step(reconciler.ConnectsSampled{Now: r.now, Idle: idle, Busy: busy})
 	case "status":
 		for _, row := range r.fleet.Rows() {
 			r.print(renderRow(row, r.now))

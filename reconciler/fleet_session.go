@@ -25,16 +25,23 @@ func (f *Fleet) launch(s *fleetServer, reason string) {
 
 func (f *Fleet) spawn(spec messages.ServerSpec) *fleetSession {
 	f.lastSession++
-	ref := &fleetSession{id: f.lastSession, spec: spec, connecting: true}
+	ref := &fleetSession{id: f.lastSession, spec: spec, connecting: true, spawned: f.now}
 	f.connecting++
+	f.inFlight[ref.id] = ref
 	f.effect(Spawn{Session: ref.id, Spec: spec})
 	return ref
 }
 
-// releaseSlot frees ref's connect slot; queued servers take it at the
-// end of the step (startQueued), after the step's own events.
+// releaseSlot ends ref's connect and frees its slot, if it holds one;
+// queued servers take it at the end of the step (startQueued), after the
+// step's own events.
 func (f *Fleet) releaseSlot(ref *fleetSession) {
-	if ref == nil || !ref.connecting {
+	if ref == nil {
+		return
+	}
+	delete(f.inFlight, ref.id)
+	ref.waiting = false
+	if !ref.connecting {
 		return
 	}
 	ref.connecting = false

@@ -60,3 +60,48 @@ func TestEventLog_ParsesHubStream(t *testing.T) {
 		t.Fatalf("events = %+v", evs)
 	}
 }
+
+// -only gateway picks the gateway's scenarios, and only those.
+func TestParseFlags_Gateway(t *testing.T) {
+	t.Parallel()
+	o, err := parseFlags([]string{"-only", "gateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"call", "throughput", "start", "notify"} {
+		if !o.runs(s) {
+			t.Errorf("-only gateway does not run %s", s)
+		}
+	}
+	if o.runs("edit") || o.runs("peers") {
+		t.Errorf("-only gateway runs %q", o.only)
+	}
+	if _, err := parseFlags([]string{"-only", "call", "-call-rounds", "0"}); err == nil {
+		t.Error("-call-rounds 0 accepted")
+	}
+}
+
+// The call verdicts read the targets off the medians: added over the
+// direct call, against 1.2 × the hop of the same kind + 20 µs, and half
+// of what mcp-hub adds.
+func TestCallVerdicts(t *testing.T) {
+	t.Parallel()
+	of := func(d time.Duration) sample { return sample{d, d, d} }
+	lat := map[string]sample{
+		pathDirect:    of(300 * time.Microsecond),
+		pathServe:     of(680 * time.Microsecond), // adds 380 ≤ 1.2×300+20 = 380
+		pathRawHTTP:   of(400 * time.Microsecond),
+		pathServeHTTP: of(900 * time.Microsecond), // adds 600 > 1.2×400+20 = 500
+		pathHub:       of(1100 * time.Microsecond),
+	}
+	got := callVerdicts(lat, "x", true)
+	for _, want := range []string{
+		"stdio: added p50 380 µs against 1.2 × one stdio hop + 20 µs = 380 µs (ratio added / hop 1.27): met.",
+		"added p50 600 µs (over the direct stdio call) against 1.2 × one raw HTTP hop (400 µs) + 20 µs = 500 µs: **missed**.",
+		"serve over stdio adds 0.47× and over HTTP 0.75× of that; target at most 0.5×: met (stdio), **missed** (HTTP).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdicts lack %q:\n%s", want, got)
+		}
+	}
+}

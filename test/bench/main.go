@@ -1,10 +1,12 @@
 // Command bench is mcpvisor's end-to-end benchmark harness (`make bench`,
-// `make bench-peers`). It drives the real `mcpvisor run` binary as a
-// process, over its HTTP API and event stream, against real stdio MCP
-// servers, and prints what it measured as Markdown tables; the figures
-// recorded in docs/benchmarks.md come from it.
+// `make bench-peers`, `make bench-gateway`). It drives the real
+// `mcpvisor run` binary as a process, over its HTTP API and event stream,
+// and `mcpvisor serve` as an MCP client of it over stdio and streamable
+// HTTP, against real stdio MCP servers, and prints what it measured as
+// Markdown tables; the figures recorded in docs/benchmarks.md come from
+// it.
 //
-//	go run . [-only edit,crash,cold,idle,resync,close,peers] [-servers 100] [-edits 20] ...
+//	go run . [-only edit,crash,cold,idle,resync,close,peers,call,throughput,start,notify] [-servers 100] [-edits 20] ...
 //
 // Every process it starts runs in a process group of its own that dies
 // with the harness; every server pid it learns of is killed at the end if
@@ -52,6 +54,17 @@ type options struct {
 	peerKillWait   time.Duration
 	peerInheritEnv bool
 	plot           string
+	callRounds     int
+	callPlot       string
+	callers        int
+	throughputTime time.Duration
+	throughputReps int
+	startServers   int
+	startDelay     time.Duration
+	startBig       int
+	startReps      int
+	notifyEdits    int
+	serveLog       string
 	jsonOut        string
 	bin            string
 	keep           bool
@@ -59,13 +72,17 @@ type options struct {
 }
 
 // scenarios in the order they run; "peers" is the side-by-side run with
-// mcp-hub (make bench-peers).
-var allScenarios = []string{"edit", "crash", "cold", "close", "idle", "resync", "peers"}
+// mcp-hub (make bench-peers); call, throughput, start and notify measure
+// the gateway, `mcpvisor serve` (make bench-gateway).
+var allScenarios = []string{"edit", "crash", "cold", "close", "idle", "resync", "peers", "call", "throughput", "start", "notify"}
+
+// gatewayScenarios are those of `mcpvisor serve` (make bench-gateway).
+const gatewayScenarios = "call,throughput,start,notify"
 
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&o.only, "only", "edit,crash,cold,close,idle,resync", "scenarios to run, comma-separated: "+strings.Join(allScenarios, ",")+" (all: every one but peers)")
+	fs.StringVar(&o.only, "only", "edit,crash,cold,close,idle,resync", "scenarios to run, comma-separated: "+strings.Join(allScenarios, ",")+" (all: every one but peers and the gateway's; gateway: "+gatewayScenarios+")")
 	fs.IntVar(&o.servers, "servers", 100, "fleet size for edit, crash, idle and resync")
 	fs.IntVar(&o.edits, "edits", 20, "edits (each adds one server) for edit")
 	fs.IntVar(&o.crashes, "crashes", 20, "kill -9 of distinct servers for crash")
@@ -80,6 +97,17 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.peerKillWait, "peer-kill-wait", 5*time.Second, "peers: how long to wait for a recovery after kill -9 before calling it none")
 	fs.BoolVar(&o.peerInheritEnv, "peer-inherit-env", false, "peers: start both managers with the harness's whole environment, NODE_EXTRA_CA_CERTS and NODE_OPTIONS included (see docs/benchmarks.md)")
 	fs.StringVar(&o.plot, "plot", "", "peers: write a PNG strip plot of edit-to-connected latencies here")
+	fs.IntVar(&o.callRounds, "call-rounds", 2000, "call: rounds, each calling echo once through every path")
+	fs.StringVar(&o.callPlot, "call-plot", "", "call: write a PNG strip plot of the call latencies here")
+	fs.IntVar(&o.callers, "callers", 64, "throughput: concurrent callers on one session")
+	fs.DurationVar(&o.throughputTime, "throughput-time", 3*time.Second, "throughput: length of one run")
+	fs.IntVar(&o.throughputReps, "throughput-reps", 3, "throughput: runs per path, rotating")
+	fs.IntVar(&o.startServers, "start-servers", 20, "start: slow example servers")
+	fs.DurationVar(&o.startDelay, "start-delay", 200*time.Millisecond, "start: each slow server's --init-delay")
+	fs.IntVar(&o.startBig, "start-big", 200, "start: servers (no delay) of the large cold start")
+	fs.IntVar(&o.startReps, "start-reps", 5, "start: repetitions, alternating serve and the bare client")
+	fs.IntVar(&o.notifyEdits, "notify-edits", 20, "notify: edits, each adding one server")
+	fs.StringVar(&o.serveLog, "serve-log", "", "gateway scenarios: append the debug log (JSON lines) of every stdio `mcpvisor serve` here")
 	fs.StringVar(&o.jsonOut, "json", "", "also write every raw sample as JSON here")
 	fs.StringVar(&o.bin, "bin", "", "mcpvisor binary to use (default: go build ./cmd/mcpvisor into a temp dir)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (configs, logs)")
@@ -90,8 +118,11 @@ func parseFlags(args []string) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if o.only == "all" {
+	switch o.only {
+	case "all":
 		o.only = "edit,crash,cold,close,idle,resync"
+	case "gateway":
+		o.only = gatewayScenarios
 	}
 	for _, s := range strings.Split(o.only, ",") {
 		if !slices.Contains(allScenarios, s) {
@@ -99,6 +130,8 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	switch {
+	case o.callRounds < 1 || o.callers < 1 || o.throughputReps < 1 || o.startServers < 1 || o.startBig < 1 || o.startReps < 1 || o.notifyEdits < 1:
+		return o, errors.New("sizes and counts must be at least 1")
 	case o.servers < 1 || o.edits < 1 || o.crashes < 1 || o.coldServers < 1 || o.coldReps < 1 || o.resyncReps < 1 || o.peerRounds < 1 || o.peerEdits < 1:
 		return o, errors.New("sizes and counts must be at least 1")
 	case o.runs("crash") && o.crashes > o.servers:
@@ -122,6 +155,8 @@ type harness struct {
 	conc    int
 	report  []section
 	samples map[string]any // raw samples, for -json and the plot
+	// serveLog, with -serve-log, takes the stderr of every stdio serve.
+	serveLog *os.File
 }
 
 // section is one scenario's part of the report.
@@ -132,6 +167,9 @@ type section struct {
 }
 
 func main() {
+	if os.Getenv(httpExampleVar) != "" {
+		os.Exit(serveHTTPExample())
+	}
 	opt, err := parseFlags(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -165,6 +203,13 @@ func run(opt options) int {
 	} else {
 		defer os.RemoveAll(h.work)
 	}
+	if opt.serveLog != "" {
+		if h.serveLog, err = os.OpenFile(opt.serveLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer h.serveLog.Close()
+	}
 	if h.bin, err = h.build(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
@@ -180,6 +225,10 @@ func run(opt options) int {
 		{"idle", "Idle cost", h.benchIdle},
 		{"resync", "Resync", h.benchResync},
 		{"peers", "Side by side with mcp-hub", h.benchPeers},
+		{"call", "A tool call through the gateway", h.benchCall},
+		{"throughput", "Concurrent callers through the gateway", h.benchThroughput},
+		{"start", "Gateway start", h.benchStart},
+		{"notify", "Edit to notified gateway client", h.benchNotify},
 	}
 	failed := false
 	for _, s := range steps {
@@ -332,6 +381,8 @@ func (s sample) msList() []float64 {
 	}
 	return out
 }
+
+func signalNotify(c chan<- os.Signal) { signal.Notify(c, os.Interrupt, syscall.SIGTERM) }
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))

@@ -122,3 +122,69 @@ func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ts
 }
+
+// callStrips are the call latencies of every path, one column each, in
+// one colour per path across panels.
+func callStrips(peers []*mcpPeer, lat map[string]sample) []strip {
+	short := map[string]struct {
+		label string
+		c     color.Color
+	}{
+		pathDirect:    {"direct\n(one stdio hop)", color.Black},
+		pathServe:     {"serve, stdio", blue},
+		pathServeHTTP: {"serve, HTTP", color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}},
+		pathRawHTTP:   {"one raw\nHTTP hop", color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}},
+		pathHub:       {"mcp-hub\n/mcp", red},
+	}
+	var out []strip
+	for _, p := range peers {
+		s := lat[p.name]
+		inUS := make(sample, len(s))
+		for i, d := range s {
+			inUS[i] = d * 1000 // drawn in µs on the ms scale of stripPlot
+		}
+		out = append(out, strip{label: fmt.Sprintf("%s\n(p50 %s µs)", short[p.name].label, us(s.median())), s: inUS, c: short[p.name].c})
+	}
+	return out
+}
+
+// plotCalls draws the call latencies, one panel per server, on a log
+// scale (the tail is ten times the median): every call a point, a black
+// bar at each median.
+func (h *harness) plotCalls(path string, targets []*callTarget, data map[string][]strip) error {
+	var plots []*plot.Plot
+	for _, t := range targets {
+		p, err := stripPlot("One echo call to the "+t.label+", by path", "µs per call (log scale)", data[t.label])
+		if err != nil {
+			return err
+		}
+		lo := math.Inf(1)
+		for _, col := range data[t.label] {
+			lo = math.Min(lo, float64(col.s.min())/float64(time.Millisecond)) // µs: the strips are scaled
+		}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min = lo * 0.8
+		plots = append(plots, p)
+	}
+	w, hgt := vg.Length(len(plots))*9*vg.Inch, 5.5*vg.Inch
+	img := vgimg.NewWith(vgimg.UseWH(w, hgt), vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(img)
+	sty := plots[0].Title.TextStyle
+	sty.Font.Size = vg.Points(11)
+	dc.FillText(sty, vg.Point{X: w / 2, Y: hgt - vg.Points(6)}, fmt.Sprintf(
+		"go-sdk client, every path once per round in rotating order, same %d-core machine, one run", runtime.NumCPU()))
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadTop: vg.Points(22), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(10), PadX: vg.Points(30)}
+	cs := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+	for i, p := range plots {
+		p.Draw(cs[0][i])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -65,6 +65,11 @@ func (s *rawSession) close() { _ = s.cs.Close() }
 // has listed its tools, and each one's own spawn + connect + list. Every
 // session is closed before it returns.
 func (h *harness) rawFleet(ctx context.Context, n, conc int) (time.Duration, sample, error) {
+	return h.rawFleetOf(ctx, n, conc, "example-server")
+}
+
+// rawFleetOf is rawFleet with the example server's arguments.
+func (h *harness) rawFleetOf(ctx context.Context, n, conc int, args ...string) (time.Duration, sample, error) {
 	sessions := make([]*rawSession, n)
 	each := make(sample, n)
 	errs := make([]error, n)
@@ -74,7 +79,7 @@ func (h *harness) rawFleet(ctx context.Context, n, conc int) (time.Duration, sam
 	for range conc {
 		wg.Go(func() {
 			for i := range next {
-				sessions[i], each[i], errs[i] = h.rawStart(ctx, nil, h.bin, "example-server")
+				sessions[i], each[i], errs[i] = h.rawStart(ctx, nil, h.bin, args...)
 			}
 		})
 	}

@@ -1,0 +1,169 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// connectSampler is the reconciler shell's half of the connect policy
+// (reconciler/fleet_connects.go): which sessions are connecting, what
+// their process groups last read (connect_sample.go), and the timer of
+// the sample the fleet asked for. The reading runs on a goroutine the
+// reconciler starts (and the environment's work group waits for) and
+// comes back as a message.
+type connectSampler struct {
+	conns map[uint64]*connectingSession
+	timer *quartz.Timer
+	// pgrps caches the process group of every pid read so far; the
+	// reading goroutine has it while a sample is being read.
+	pgrps map[int]int
+}
+
+// connectingSession is a session between spawn and ready: remote (no
+// local process: its handshake costs the machine no CPU) or, once its
+// process has started, the process group it leads and its last reading.
+type connectingSession struct {
+	remote bool
+	pgid   int
+	last   cpuReading
+}
+
+// Messages private to the reconciler's connect sampling.
+type (
+	// sessionSpawned says that a session's server process has started (its
+	// pid leads the server's process group).
+	sessionSpawned struct {
+		id  uint64
+		pid int
+	}
+	sampleDue       struct{}
+	connectsReadMsg struct {
+		readings map[uint64]cpuReading // by session
+		pgrps    map[int]int           // the cache, handed back
+	}
+)
+
+// startedTransport calls started once its transport has connected (for
+// stdio: the process has started), on the goroutine that connected it.
+type startedTransport struct {
+	mcp.Transport
+	started func()
+}
+
+func (t *startedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err == nil {
+		t.started()
+	}
+	return c, err
+}
+
+// connectSpawned notes a session the fleet spawned as connecting.
+func (r *reconcilerActor) connectSpawned(e reconciler.Spawn) {
+	if r.connects.conns == nil {
+		r.connects.conns = map[uint64]*connectingSession{}
+	}
+	switch e.Spec.Transport {
+	case messages.TransportHTTP, messages.TransportSSE:
+		r.connects.conns[e.Session] = &connectingSession{remote: true}
+	default:
+		r.connects.conns[e.Session] = &connectingSession{}
+	}
+}
+
+// connectStarted records the process group of a connecting session; its
+// baseline is nothing used, now.
+func (r *reconcilerActor) connectStarted(m *sessionSpawned) {
+	if cs := r.connects.conns[m.id]; cs != nil && m.pid > 0 {
+		cs.pgid, cs.last = m.pid, cpuReading{at: r.env.clock.Now("reconciler", "connect-sample")}
+	}
+}
+
+// connectEnded forgets a session that is no longer connecting.
+func (r *reconcilerActor) connectEnded(id uint64) { delete(r.connects.conns, id) }
+
+// armSample arms the sample the fleet asked for; its callback only sends.
+func (r *reconcilerActor) armSample(c actor.Context, e reconciler.SampleConnects) {
+	r.stopSample()
+	self, root := c.Self(), c.ActorSystem().Root
+	r.connects.timer = r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, &sampleDue{}) }, "reconciler", "connect-sample")
+}
+
+func (r *reconcilerActor) stopSample() {
+	if r.connects.timer != nil {
+		r.connects.timer.Stop("reconciler", "connect-sample")
+		r.connects.timer = nil
+	}
+}
+
+// sampleConnects reads the process groups of the connecting sessions on
+// a goroutine; with none to read, it answers at once.
+func (r *reconcilerActor) sampleConnects(c actor.Context) {
+	r.connects.timer = nil
+	groups := map[int]uint64{} // pgid → session
+	for id, cs := range r.connects.conns {
+		if cs.pgid > 0 {
+			groups[cs.pgid] = id
+		}
+	}
+	if len(groups) == 0 {
+		r.connectsRead(c, &connectsReadMsg{})
+		return
+	}
+	self, root, clock := c.Self(), c.ActorSystem().Root, r.env.clock
+	pgrps := r.connects.pgrps
+	if pgrps == nil {
+		pgrps = map[int]int{}
+	}
+	r.connects.pgrps = nil // the goroutine's until it reports
+	r.env.work.Add(1)
+	go func() {
+		defer r.env.work.Done()
+		leaders := make(map[int]bool, len(groups))
+		for pgid := range groups {
+			leaders[pgid] = true
+		}
+		ns := readGroupCPU(leaders, pgrps)
+		at := clock.Now("reconciler", "connect-sample")
+		readings := make(map[uint64]cpuReading, len(ns))
+		for pgid, v := range ns {
+			readings[groups[pgid]] = cpuReading{ns: v, at: at}
+		}
+		root.Send(self, &connectsReadMsg{readings: readings, pgrps: pgrps})
+	}()
+}
+
+// connectsRead turns the readings into the fleet's sample: remote
+// connects are idle; a group read for the first time is compared with
+// its start.
+func (r *reconcilerActor) connectsRead(c actor.Context, m *connectsReadMsg) {
+	if m.pgrps != nil {
+		r.connects.pgrps = m.pgrps
+	}
+	in := reconciler.ConnectsSampled{Now: r.now()}
+	for id, cs := range r.connects.conns {
+		if cs.remote {
+			in.Idle = append(in.Idle, id)
+			continue
+		}
+		now, ok := m.readings[id]
+		if !ok {
+			continue // not started yet, or gone: not sampled
+		}
+		if idleSince(cs.last, now) {
+			in.Idle = append(in.Idle, id)
+		} else {
+			in.Busy = append(in.Busy, id)
+		}
+		cs.last = now
+	}
+	r.step(c, in)
+	r.log.Debug("connects sampled", zap.Int("idle", len(in.Idle)), zap.Int("busy", len(in.Busy)))
+}
