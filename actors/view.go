@@ -39,8 +39,11 @@ type serverRow struct {
 	// named says the row has an exposed prefix (status.Prefix, maybe
 	// empty): the server is in the fleet with a spec, running or not.
 	named bool
-	tools []messages.Tool // exposed tools; empty unless ready
+	tools []messages.Tool // exposed tools; empty unless ready or cached
 	ready bool
+	// cached says the row lists its server's cached catalog (tools and
+	// cat) while the server is not up yet (catalog_cache_view.go).
+	cached bool
 	// session receives the server's tool calls.
 	session *actor.PID
 	exposed map[string]bool
@@ -182,6 +185,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 			row.exposed[t.Name] = true
 		}
 	}
+	r.cachedRow(row, fr)
 	return row
 }
 
@@ -205,7 +209,8 @@ func (s *fleetSnapshot) status() messages.Status {
 	return st
 }
 
-// tools copies the exposed tools of every ready server.
+// tools copies the exposed tools of every ready server, and the cached
+// ones of every server that shows its cached catalog.
 func (s *fleetSnapshot) tools() []messages.Tool {
 	out := []messages.Tool{}
 	for _, row := range s.rows {
