@@ -181,6 +181,36 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	}
 }
 
+// A server with the empty prefix lists its cached tools and prompts by
+// their own names; calling or getting one before it is up is "not ready"
+// too, not "unknown".
+func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	dir := t.TempDir()
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	writeConfig(t, config, map[string]any{"bare": map[string]any{"command": "in-memory", "prefix": ""}})
+	mk := map[string]func() *mcp.Server{"bare": func() *mcp.Server { return newCatalogServer("bare").srv }}
+	warmCache(t, ctx, dir, config, mk)
+
+	held := newHeldServers(t, mk)
+	sup, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
+	start, _ := rec.WaitState(ctx, 0, "bare", messages.StateStarting)
+	rec.WaitFor(ctx, start, "cached tools", func(e messages.Event) bool { tc, ok := e.(*messages.ToolsChanged); return ok && tc.Server == "bare" })
+	if diff := cmp.Diff([]string{"echo"}, toolNames(sup.Tools())); diff != "" {
+		t.Fatalf("cached tools (-want +got):\n%s", diff)
+	}
+	if _, err := sup.CallTool(ctx, "echo", nil); !errors.Is(err, actors.ErrNotReady) {
+		t.Errorf("call of a bare cached tool: %v, want ErrNotReady", err)
+	}
+	if _, err := sup.GetPrompt(ctx, "greet", map[string]string{"who": "x"}); !errors.Is(err, actors.ErrNotReady) {
+		t.Errorf("get of a bare cached prompt: %v, want ErrNotReady", err)
+	}
+	if _, err := sup.CallTool(ctx, "nope", nil); !errors.Is(err, actors.ErrUnknownTool) {
+		t.Errorf("call of a tool nobody lists: %v, want ErrUnknownTool", err)
+	}
+}
+
 // A live catalog that differs from the cached one is announced as the
 // difference, and the cache keeps the new one.
 func TestCatalogCache_ALiveCatalogThatDiffersIsAChange(t *testing.T) {

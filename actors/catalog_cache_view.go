@@ -14,9 +14,9 @@ import (
 // its spec (same name, config file and fingerprint) lists the entry's
 // tools, prompts, resources and templates, marked Cached (items and
 // status row), under the spec's tool filters and prefix. Such a row is
-// listed, not callable: a call, get or read of it is ErrNotReady (a
-// prefixed name) as for any server not ready, or unknown (a bare name, a
-// URI), as before.
+// listed, not callable: a call or get of it is ErrNotReady, as for any
+// server not ready (by prefix, or by a bare name no ready server has); a
+// read of a cached URI is unknown until the server is up.
 //
 // The catalog events follow what is shown, as they follow a live catalog:
 // for a server whose row shows its entry before or after a message, the
@@ -220,6 +220,15 @@ func (r *reconcilerActor) publishCachedCatalogs(old *fleetSnapshot, names []stri
 }
 
 func (row *serverRow) showsCached() bool { return row != nil && row.cached }
+
+// listsCached reports whether a row that shows its cached catalog lists
+// an item of kind by that name (the server's own name for it).
+func (row *serverRow) listsCached(name string, kind itemKind) bool {
+	if kind.noun == toolItems.noun {
+		return slices.ContainsFunc(row.tools, func(t messages.Tool) bool { return t.Name == name })
+	}
+	return row.cat.hasPrompt(name)
+}
 
 // isCatalogEventOf reports whether ev is a catalog change of server.
 func isCatalogEventOf(ev messages.Event, server string) bool {
