@@ -13,9 +13,11 @@ import (
 
 // The catalog beyond tools, as the Supervisor exposes it. Reads come from
 // the fleet view's snapshot (never blocking, copies); gets, reads,
-// completions and subscriptions go to the owning server's session and fail
-// with the same error classes as CallTool: Err() once the Supervisor has
-// ended (ErrClosed after Close), ErrUnknownServer,
+// completions and subscriptions go to the owning server's session (a lazy
+// server is started for gets, reads and completions and held until they
+// end: reconciler_lazy.go) and fail with the same error classes as
+// CallTool: Err() once the Supervisor has ended (ErrClosed after Close),
+// ErrUnknownServer,
 // ErrUnknownPrompt / ErrUnknownResource, ErrNotReady, ErrUpstream,
 // ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
 
@@ -142,6 +144,16 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 
 // request sends one request to a row's session and waits for it.
 func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
+	if row.lazy {
+		// Started on first use, held until the request ends.
+		session, release, err := s.use(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		lazy := *row
+		lazy.session, row = session, &lazy
+	}
 	if row.session == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}

@@ -12,9 +12,13 @@
 //	            its children, which it never restarts; arms retry timers;
 //	            swaps the read-only fleet view, then publishes and replies);
 //	            it also counts the resource subscriptions per URI and has
-//	            the owning server's current session hold each upstream,
-//	            and keeps the catalog cache: it shows a starting server's
-//	            cached catalog and hands changed live ones to the writer
+//	            the owning server's current session hold each upstream; it
+//	            answers the uses of lazy servers: a request for one asks
+//	            the reconciler for it (which starts it when idle) and waits
+//	            on its own goroutine, at most the connect timeout, for the
+//	            session to send the request to (reconciler_lazy.go); and it
+//	            keeps the catalog cache: it shows the cached catalog of a
+//	            server not up yet and hands changed live ones to the writer
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files, trust store and input
@@ -51,15 +55,21 @@
 //     request that needs its headers (the lifeline's during the
 //     handshake), under that request's context: cancelling it kills the
 //     helper's process group, and the request waits for it;
-//     timers (connect, call, list, subscribe, probe, backoff, stop grace) are quartz
+//     timers (connect, call, list, subscribe, probe, backoff, idle, stop grace) are quartz
 //     timers whose callbacks only send a message. All goroutines are
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process
 //     groups are signalled) and then waits for it.
 //   - Each session's relay (relay_session.go) runs on the go-sdk's handler
-//     goroutines, not the actor's: progress and log notifications (in
-//     order, on the connection's notification goroutine) and sampling and
-//     elicitation requests (concurrently). It shares only its own lock
+//     goroutines, not the actor's: log notifications (in order, on the
+//     connection's notification goroutine) and sampling and elicitation
+//     requests (concurrently). Progress the connection's reader takes out
+//     of the go-sdk's way (relay_order.go) and queues on its call; a
+//     goroutine per call with progress queued delivers it in order and
+//     ends when the queue is empty, counted in the WaitGroup (over
+//     streamable HTTP, progress takes the notification goroutine too).
+//     A call's input requests are answered on goroutines of the call's
+//     (relay_input.go), waited for before it retries. The relay shares only its own lock
 //     with the session's call goroutines, which register their calls with
 //     it and, once a call returned, wait (at most a second, quartz) for
 //     the notifications read before its result to be relayed. A
@@ -88,4 +98,14 @@
 // Server events come from the reconciler, except server.log
 // (ServerLogged), which a session's relay publishes from its notification
 // goroutine.
+//
+// # Tracing
+//
+// With Options.TracerProvider set, each session's go-sdk client gets a
+// sending middleware (tracing.go) that makes a client span per request
+// and writes its trace context into the request's _meta, and the
+// session's own HTTP transports add traceparent headers; each connect is
+// a span of its lifeline. They run on the goroutines that send (the call
+// goroutines, the lifeline) and start none. Without a provider none of it
+// is installed.
 package actors

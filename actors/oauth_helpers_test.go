@@ -95,6 +95,13 @@ func (a *authServer) plant(access, refresh string) {
 	a.valid[access], a.refresh[refresh] = true, true
 }
 
+// revoke makes the MCP servers refuse an access token.
+func (a *authServer) revoke(access string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.valid, access)
+}
+
 func (a *authServer) setFailRefresh(v bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -121,6 +128,29 @@ func (a *authServer) protect(path string) string {
 
 // protectWith is protect with wrap around the MCP handler.
 func (a *authServer) protectWith(path string, wrap func(http.Handler) http.Handler) string {
+	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
+	mcpSrv.AddTool(tool("echo", "echoes"), echoHandler)
+	return a.protectServer(path, mcpSrv, wrap)
+}
+
+// protectServer serves mcpSrv at path as protectWith does.
+func (a *authServer) protectServer(path string, mcpSrv *mcp.Server, wrap func(http.Handler) http.Handler) string {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	return a.protectHandler(path, h, wrap)
+}
+
+// protectSSE serves an MCP server with an echo tool over the HTTP+SSE
+// transport (2024-11-05) at path, every request (the GET of the event
+// stream, each POST) needing a token, with wrap around the handler.
+func (a *authServer) protectSSE(path string, wrap func(http.Handler) http.Handler) string {
+	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "protected-sse", Version: "1"}, nil)
+	mcpSrv.AddTool(tool("echo", "echoes"), echoHandler)
+	return a.protectHandler(path, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil), wrap)
+}
+
+// protectHandler serves h at path behind the bearer check, with its
+// protected resource metadata.
+func (a *authServer) protectHandler(path string, h http.Handler, wrap func(http.Handler) http.Handler) string {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	a.t.Cleanup(srv.Close)
@@ -133,9 +163,6 @@ func (a *authServer) protectWith(path string, wrap func(http.Handler) http.Handl
 		}
 		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
-	mcpSrv.AddTool(tool("echo", "echoes"), echoHandler)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	prm := srv.URL + "/.well-known/oauth-protected-resource" + path
 	mux.Handle(path, wrap(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prm})(h)))
 	mux.Handle("/.well-known/oauth-protected-resource"+path, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
@@ -175,4 +202,18 @@ func (a *authServer) protectStepUp(path string) string {
 			next.ServeHTTP(w, r)
 		})
 	})
+}
+
+// leakyServer has a tool "leak" that fails with an error quoting the
+// Authorization header it was sent and the authorization server's newest
+// refresh token: the worst a server can do with a token.
+func (a *authServer) leakyServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	s.AddTool(tool("leak", "quotes the credentials"), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a.mu.Lock()
+		refresh := fmt.Sprintf("planted-refresh-%d-zq", a.n)
+		a.mu.Unlock()
+		return nil, fmt.Errorf("refused %q (refresh token %s)", req.Extra.Header.Get("Authorization"), refresh)
+	})
+	return s
 }

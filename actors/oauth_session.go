@@ -11,15 +11,21 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// attachOAuth gives a streamable HTTP session an OAuth handler over the
-// token store, unless OAuth is off or the entry brings its own
-// authorization: an Authorization header set by hand, or a headersHelper
-// (which then is all the authorization it sends; a 401 is the helper's
-// failure, not a login to run).
-// The stored token's values join the session's redactor.
+// attachOAuth gives a remote session an OAuth handler over the token
+// store, unless OAuth is off or the entry brings its own authorization: an
+// Authorization header set by hand, or a headersHelper (which then is all
+// the authorization it sends; a 401 is the helper's failure, not a login
+// to run). The streamable HTTP transport takes the handler as it is; an
+// HTTP+SSE connection, which has no OAuth hook, gets it in front of its
+// requests (see authorizeSSE), and so does the HTTP+SSE connection that
+// transport detection may fall back to. The stored token's values join the
+// session's redactor, and so does every token the handler obtains later.
 func (s *sessionActor) attachOAuth(cn *conn) {
-	st, ok := cn.transport.(*mcp.StreamableClientTransport)
-	if !ok || !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
+	if !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
+		return
+	}
+	st, streamable := cn.transport.(*mcp.StreamableClientTransport)
+	if _, sse := cn.transport.(*mcp.SSEClientTransport); !streamable && (!sse || cn.guard == nil) {
 		return
 	}
 	client := &http.Client{}
@@ -29,10 +35,25 @@ func (s *sessionActor) attachOAuth(cn *conn) {
 	s.oauth = oauth.NewHandler(oauth.Config{
 		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
 		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
+		Learn: s.redactor.learn,
 	})
-	st.OAuthHandler = s.oauth
-	if secrets := s.oauth.Secrets(); len(secrets) > 0 {
-		s.redactor = s.redactor.With(secrets...)
+	cn.oauth = s.oauth
+	if streamable {
+		st.OAuthHandler = s.oauth
+	} else {
+		cn.authorizeSSE()
+	}
+	s.redactor.learn(s.oauth.Secrets()...)
+}
+
+// authorizeSSE puts the session's OAuth handler in front of an HTTP+SSE
+// connection's requests, inside its origin guard (so a request the guard
+// refuses never gets a token): the bearer token on every request, and a
+// 401 or 403 handled as the streamable transport handles it
+// (oauth.Transport).
+func (c *conn) authorizeSSE() {
+	if c.oauth != nil && c.guard != nil {
+		c.guard.next = oauth.Transport(c.oauth, c.guard.origin, c.guard.next)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
@@ -112,6 +113,10 @@ type Options struct {
 	// transport falls back to them. Embedders use it for custom transports,
 	// tests for in-memory servers.
 	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// Autostart is when servers whose entry sets no autostart start:
+	// messages.AutostartEager (the default) or AutostartLazy (idle until a
+	// request needs them; see docs/config.md, "Lazy servers").
+	Autostart messages.Autostart
 	// MaxConnects bounds concurrent connects; queued servers are pending.
 	MaxConnects int
 	// MaxCallsPerServer bounds concurrent tool calls per server (64).
@@ -145,6 +150,14 @@ type Options struct {
 	// every Supervisor.RefreshRoots, which announces a change).
 	//lint:ignore SA1019 roots are deprecated on 2026-07-28 (SEP-2577), still answered for the servers that ask
 	Roots func() []*mcp.Root
+	// Honourable, if set, is asked at each session's connect which of the
+	// capabilities that have a handler here (Sampling, Elicitation, Roots)
+	// can be honoured now: only those (non-nil in the answer) are
+	// advertised to that server (roots listed in its config always are).
+	// A session keeps what it advertised; on protocol 2026-07-28 each call
+	// narrows it further to its caller's (WithClientCapabilities). Nil:
+	// every capability with a handler is advertised.
+	Honourable func() *mcp.ClientCapabilities
 	// Logging gets every notifications/message of every server, in order
 	// per server, on the session's notification goroutine (be quick). ctx
 	// derives from the call it belongs to, on protocol 2026-07-28 when
@@ -156,6 +169,12 @@ type Options struct {
 	// that supports logging (empty: none asked; servers on the go-sdk then
 	// send nothing).
 	LogLevel string
+
+	// TracerProvider, if set, traces what the Supervisor sends upstream:
+	// a span per request and per connect, their trace context carried to
+	// the server in the request's _meta and HTTP headers (see tracing.go
+	// and docs/observability.md). nil traces nothing, at no cost.
+	TracerProvider trace.TracerProvider
 }
 
 func (o Options) withDefaults() Options {
@@ -252,6 +271,8 @@ type environment struct {
 	logLevel atomic.Pointer[string]
 	// ending is closed by Close or by a core actor's failure.
 	ending *ending
+	// tracing is nil without Options.TracerProvider.
+	tracing *tracing
 	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
 	// it held at start, for the reconciler.
 	catalogs       *catalogCache
@@ -289,7 +310,7 @@ func (e *environment) environFor(spec messages.ServerSpec) []string {
 }
 
 // redactLines redacts each line; the result is never nil.
-func redactLines(r *reconciler.Redactor, lines []string) []string {
+func redactLines(r redacting, lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = r.Redact(l)

@@ -39,6 +39,11 @@ type reconcilerActor struct {
 	byActor  map[string]uint64
 	crashed  map[string]string
 	timers   map[string]retryTimer // armed retry timers by server
+	// idleTimers are the armed idle timers by server; users the replies
+	// of the uses of lazy servers not yet released, by use id
+	// (reconciler_lazy.go).
+	idleTimers map[string]idleTimer
+	users      map[string]chan<- useAnswer
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
 	// subs are the resource subscriptions by URI; reroute says a change
@@ -52,6 +57,7 @@ type reconcilerActor struct {
 	// view is swapped.
 	outbox  []messages.Event
 	replies []reconciler.Reply
+	answers []queuedAnswer
 }
 
 // liveSession is the shell's half of a fleet session: where it lives, and
@@ -92,16 +98,18 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 			log:  env.log.Named("reconciler"),
 			fleet: reconciler.NewFleet(reconciler.FleetOptions{
 				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
-				ConfigPaths: paths,
+				ConfigPaths: paths, Autostart: env.opts.Autostart,
 			}),
-			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-			sessions: map[uint64]*liveSession{},
-			byActor:  map[string]uint64{},
-			crashed:  map[string]string{},
-			timers:   map[string]retryTimer{},
-			waiters:  map[string]chan<- messages.Event{},
-			subs:     map[string]*resourceSub{},
-			cache:    newCacheShell(env.catalogs, env.cachedCatalogs),
+			rng:        rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+			sessions:   map[uint64]*liveSession{},
+			byActor:    map[string]uint64{},
+			crashed:    map[string]string{},
+			timers:     map[string]retryTimer{},
+			idleTimers: map[string]idleTimer{},
+			users:      map[string]chan<- useAnswer{},
+			waiters:    map[string]chan<- messages.Event{},
+			subs:       map[string]*resourceSub{},
+			cache:      newCacheShell(env.catalogs, env.cachedCatalogs),
 		}
 	})
 }
@@ -132,6 +140,12 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.step(c, reconciler.SessionStopped{Now: r.now(), Server: m.server, Session: m.id})
 	case *retryDue:
 		r.retryDue(c, m)
+	case *useServer:
+		r.useServer(c, m)
+	case *releaseServer:
+		r.releaseServer(c, m)
+	case *idleDue:
+		r.idleDue(c, m)
 	case *actor.Terminated:
 		r.terminated(c, m)
 	case *awaitResync:
@@ -161,6 +175,14 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 			r.armRetry(c, e)
 		case reconciler.CancelRetry:
 			r.cancelRetry(e.Server)
+		case reconciler.ArmIdle:
+			r.armIdle(c, e)
+		case reconciler.CancelIdle:
+			r.cancelIdle(e.Server)
+		case reconciler.Grant:
+			r.grant(e)
+		case reconciler.Refuse:
+			r.refuse(e)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
 			r.noteCatalogEvent(e.Event)
@@ -202,6 +224,7 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 // flush swaps the fleet view, then publishes the queued events in order
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
+	r.primeCatalogs(c)
 	names, changed := r.fleet.TakeChanged()
 	if cached := r.takeCacheTouched(); len(cached) > 0 {
 		names, changed = slices.Compact(slices.Sorted(slices.Values(append(names, cached...)))), true
@@ -223,6 +246,7 @@ func (r *reconcilerActor) flush(c actor.Context) {
 	}
 	clear(r.replies)
 	r.replies = r.replies[:0]
+	r.sendAnswers()
 }
 
 func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
@@ -280,6 +304,9 @@ func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
 func (r *reconcilerActor) stopTimers() {
 	for server := range r.timers {
 		r.cancelRetry(server)
+	}
+	for server := range r.idleTimers {
+		r.cancelIdle(server)
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 // capabilities it advertises and the handlers of what the server sends
 // back. A capability is advertised exactly when mcpvisor can honour it:
 // sampling and elicitation when the embedder set Options.Sampling or
-// Options.Elicitation (the gateway sets both in `serve`), roots when the
-// server's config lists roots or the embedder set Options.Roots.
+// Options.Elicitation (the gateway sets both in `serve`) and
+// Options.Honourable, if set, says it can be honoured now; roots when the
+// server's config lists roots, or the embedder set Options.Roots and
+// Honourable agrees (sessionActor.rootsAdvertised).
 // Notifications (progress, log messages) need no capability. o holds the
 // session's other handlers (the catalog's); it is completed and returned.
 func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptions {
@@ -25,12 +27,16 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 	}
 	o.Logger = r.env.slog("mcp")
 	o.Capabilities = caps
+	// Input requests are answered by the relay's own middleware
+	// (relay_input.go), which can hand them to the caller instead.
+	o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	o.ProgressNotificationHandler = r.onProgress
 	o.LoggingMessageHandler = r.onLog
-	if r.env.opts.Sampling != nil {
+	honourable := r.env.honourable()
+	if r.env.opts.Sampling != nil && honourable.Sampling != nil {
 		o.CreateMessageHandler = r.onSampling
 	}
-	if r.env.opts.Elicitation != nil {
+	if r.env.opts.Elicitation != nil && honourable.Elicitation != nil {
 		o.ElicitationHandler = r.onElicitation
 	}
 	// What the go-sdk will advertise, for calls that narrow it to their
@@ -50,7 +56,8 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 // Options.Elicitation (so none advertised), it is declined at once: the
 // go-sdk's own answer would be an error the server may not expect, and a
 // request nobody answers would hang the server's call. With one, the
-// request goes to it as the server sent it: the go-sdk client would first
+// request goes to it as the server sent it (unless the session did not
+// advertise elicitation: then it is declined too): the go-sdk client would first
 // check the requested schema against its own rules, stricter than some
 // clients' (it refuses enumNames and titled enums, which SEP-1330 allows),
 // and a relay leaves that to whoever answers.
@@ -59,8 +66,8 @@ func (r *sessionRelay) elicitationRelay(next mcp.MethodHandler) mcp.MethodHandle
 		if method != "elicitation/create" {
 			return next(ctx, method, req)
 		}
-		if r.env.opts.Elicitation == nil {
-			return &mcp.ElicitResult{Action: "decline"}, nil
+		if r.env.opts.Elicitation == nil || r.advertised.Elicitation == nil {
+			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		if er, ok := req.(*mcp.ElicitRequest); ok && er.Params != nil {
 			return r.onElicitation(ctx, er)
@@ -127,4 +134,22 @@ func logData(data any) string {
 		return fmt.Sprint(data)
 	}
 	return string(b)
+}
+
+// honourable is what Options.Honourable says can be honoured now; without
+// it, everything.
+func (e *environment) honourable() *mcp.ClientCapabilities {
+	if e.opts.Honourable != nil {
+		if c := e.opts.Honourable(); c != nil {
+			return c
+		}
+		return &mcp.ClientCapabilities{}
+	}
+	return &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{}}
+}
+
+// hasRoots reports whether caps include roots (either form the go-sdk
+// decodes).
+func hasRoots(caps *mcp.ClientCapabilities) bool {
+	return caps != nil && (caps.RootsV2 != nil || caps.Roots.ListChanged)
 }

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // The journal's share of a server's log messages: a burst of logBurst,
@@ -168,7 +167,7 @@ func (s *sessionActor) applyLogLevel(level string, done chan<- struct{}) {
 }
 
 // zapError is err as a log field, redacted.
-func zapError(r *reconciler.Redactor, err error) zap.Field {
+func zapError(r redacting, err error) zap.Field {
 	return zap.String("error", r.Redact(err.Error()))
 }
 

@@ -16,13 +16,19 @@ type callOptions struct {
 	progress   func(messages.Progress)
 	logLevel   string
 	callerCaps *mcp.ClientCapabilities
+	// passInput: the caller answers input requests (WithInputPassThrough);
+	// inputResponses and requestState are its answers.
+	passInput      bool
+	inputResponses mcp.InputResponseMap
+	requestState   string
 }
 
 // WithProgress asks the upstream server for progress on this call (its
 // request carries a progressToken of mcpvisor's own, unique to the call)
 // and hands every notifications/progress for it to f, in the order the
-// server sent them. f runs on the session's notification goroutine: it
-// must be quick and must not call back into the Supervisor. When the
+// server sent them. f runs on the session's progress goroutine (over
+// streamable HTTP, the go-sdk's notification goroutine): it must be quick
+// and must not call back into the Supervisor. When the
 // server's config sets resetTimeoutOnProgress, each notification also
 // restarts the call's timeout.
 func WithProgress(f func(messages.Progress)) CallOption {
@@ -40,11 +46,25 @@ func WithLogLevel(level string) CallOption {
 // WithClientCapabilities says what the caller itself can answer (its
 // client's capabilities). On protocol 2026-07-28, where each request
 // carries its client's capabilities, the call then tells the server only
-// of the sampling and elicitation the caller can answer, so a server that
-// gates on them treats the call as the caller's own. Roots stay as the
-// session advertises them.
+// of the sampling, elicitation and roots the caller can answer, so a
+// server that gates on them treats the call as the caller's own. Roots
+// that the server's config lists stay, whoever calls.
 func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
 	return func(o *callOptions) { o.callerCaps = caps }
+}
+
+// WithInputPassThrough says the caller answers a server's input requests
+// itself (protocol 2026-07-28, SEP-2322: sampling, elicitation and roots
+// asked for in a call's result): a result that asks for input is returned
+// to it as the server sent it (its InputRequests and RequestState set),
+// instead of being answered through the Options handlers and retried.
+// responses and state are what the caller's own retry carries (nil and ""
+// on its first try); they go to the server with the call. Without this
+// option, mcpvisor answers input requests itself, for every protocol.
+func WithInputPassThrough(responses mcp.InputResponseMap, state string) CallOption {
+	return func(o *callOptions) {
+		o.passInput, o.inputResponses, o.requestState = true, responses, state
+	}
 }
 
 func buildCallOptions(opts []CallOption) callOptions {

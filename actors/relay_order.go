@@ -20,11 +20,17 @@ import (
 // log notifications it reads, and a call ends only once every one read
 // before its response was handled (sessionRelay.drain).
 //
-// Counting needs the connection's reads, so the transport is wrapped. The
-// streamable HTTP client's connection cannot be (the go-sdk tells it of
-// the session's state through a method no other package can implement),
-// so there the HTTP client's response bodies are: the events of every SSE
-// stream are counted as they are read, before the go-sdk parses them.
+// Counting needs the connection's reads, so the transport is wrapped.
+// Where the wrapper reads the connection's messages itself (every
+// transport but streamable HTTP), it also takes progress out of the
+// go-sdk's way: each goes to its call's own queue, counted per call
+// (countingConn.Read, sessionRelay.relayProgress), so a call waits only
+// for its own progress, and a caller slow to take it holds up nobody
+// else. The streamable HTTP client's connection cannot be wrapped (the
+// go-sdk tells it of the session's state through a method no other
+// package can implement), so there the HTTP client's response bodies
+// are: the events of every SSE stream are counted as they are read,
+// before the go-sdk parses them.
 //
 // A count the go-sdk does not match (a replayed event it skips, a message
 // it drops) would hold a call back for nothing: drain waits at most
@@ -128,10 +134,28 @@ type countingConn struct {
 	relay *sessionRelay
 }
 
+// Read returns the next message for the go-sdk, but for the
+// notifications/progress it reads: the relay takes those itself
+// (relayProgress counts and queues them), so they cost neither the
+// go-sdk's typed decoding nor its handler dispatch. The go-sdk hands them
+// to nobody but the relay anyway.
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && relayedNotifications[req.Method] && !req.IsCall() {
-		c.relay.read.Add(1)
+	for {
+		msg, err := c.Connection.Read(ctx)
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || req.IsCall() {
+			return msg, err
+		}
+		if req.Method == progressMethod {
+			c.relay.relayProgress(req.Params)
+			continue
+		}
+		if relayedNotifications[req.Method] {
+			c.relay.read.Add(1)
+		}
+		return msg, err
 	}
-	return msg, err
 }
+
+// progressMethod is the notification a connection's reader relays itself.
+const progressMethod = "notifications/progress"

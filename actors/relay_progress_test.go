@@ -81,6 +81,43 @@ func TestRelay_ProgressAllDeliveredBeforeTheCallReturns(t *testing.T) {
 	})
 }
 
+// A caller slow to take its progress holds up nothing else: while one
+// call's callback is stuck, another call to the same server is answered
+// (the session's reader never waits for a callback).
+func TestRelay_StuckProgressCallbackHoldsUpNoOtherCall(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	f := newFleet(t, map[string]func() *mcp.Server{"up": twoWayServer})
+	sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{ConfigPaths: []string{configFor(t, "up")}})
+	rec.WaitState(ctx, 0, "up", messages.StateReady)
+	stuck, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	first := make(chan error, 1)
+	go func() {
+		_, err := sup.CallTool(ctx, "up__progress", map[string]any{"steps": 3}, actors.WithProgress(func(messages.Progress) {
+			once.Do(func() { close(stuck) })
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}))
+		first <- err
+	}()
+	select {
+	case <-stuck:
+	case <-ctx.Done():
+		t.Fatal("no progress reached the callback")
+	}
+	res, err := sup.CallTool(ctx, "up__echo", map[string]any{"message": "still here"})
+	if err != nil || res.IsError {
+		t.Fatalf("the other call: %v %+v", err, res)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Errorf("the call with progress: %v", err)
+	}
+}
+
 // GetPrompt and ReadResource take the same options: progress from the
 // server reaches the callback before they return.
 func TestRelay_ProgressOfPromptsAndReads(t *testing.T) {

@@ -27,9 +27,10 @@ type (
 )
 
 // rootsAdvertised says whether a session for these settings advertises
-// roots: its config lists some, or the embedder answers for it.
+// roots: its config lists some, or the embedder answers for it and can
+// honour them now (Options.Honourable).
 func (s *sessionActor) rootsAdvertised() bool {
-	return len(s.spec.Roots) > 0 || s.env.opts.Roots != nil
+	return len(s.spec.Roots) > 0 || (s.env.opts.Roots != nil && hasRoots(s.env.honourable()))
 }
 
 // rootsNow is the set the server should see now.
@@ -85,6 +86,14 @@ func (r *rootsSync) want(roots []*mcp.Root) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.wanted = slices.Clone(roots)
+}
+
+// current is the set the session's server should see now (what an input
+// request for roots is answered with).
+func (r *rootsSync) current() []*mcp.Root {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.wanted)
 }
 
 func (r *rootsSync) apply(client *mcp.Client) {

@@ -4,6 +4,7 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // sessionRelay carries what an upstream server sends back while it serves
@@ -36,17 +36,20 @@ type sessionRelay struct {
 	env      *environment
 	server   string
 	session  uint64
-	redactor *reconciler.Redactor
+	redactor redacting
 	logs     *logLimiter
 
-	// advertised is the session's own capabilities (set before connect).
-	advertised *mcp.ClientCapabilities
+	// advertised is the session's own capabilities (set before connect);
+	// configRoots: its roots are its config's, not a caller's.
+	advertised  *mcp.ClientCapabilities
+	configRoots bool
 
 	// counted: the connection's reads are counted (relay_order.go), so
 	// calls can wait for what came before their response to be relayed.
-	// read counts the relayed notifications (progress, log messages) the
-	// connection read; handled those relayed, changed is closed and
-	// replaced whenever handled grows (both under mu).
+	// read counts the relayed notifications the connection read and the
+	// go-sdk handles (log messages; over streamable HTTP, progress too);
+	// handled those relayed; changed is closed and replaced whenever
+	// handled or a call's delivered progress grows (both under mu).
 	counted atomic.Bool
 	read    atomic.Uint64
 
@@ -72,15 +75,27 @@ type inflightCall struct {
 	// callerCaps what its caller can answer (nil: unknown).
 	token, level string
 	callerCaps   *mcp.ClientCapabilities
+	// passInput: input requests go back to the caller (relay_input.go);
+	// inputResponses and requestState are its answers to send.
+	passInput      bool
+	inputResponses mcp.InputResponseMap
+	requestState   string
+
+	// The call's progress read off the connection (relayProgress), under
+	// relay.mu: queue is what waits for delivery, delivering says that
+	// deliverQueued runs, and queued and delivered count them.
+	queue             []progressNote
+	delivering        bool
+	queued, delivered uint64
 }
 
 // inCallKey marks a context derived from a call's: a request handled
 // under it (an input request on 2026-07-28) belongs to that call.
 type inCallKey struct{}
 
-func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor *reconciler.Redactor) *sessionRelay {
+func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor redacting) *sessionRelay {
 	return &sessionRelay{
-		env: env, server: spec.Name, session: session, redactor: redactor,
+		env: env, server: spec.Name, session: session, redactor: redactor, configRoots: len(spec.Roots) > 0,
 		logs:    newLogLimiter(env.clock),
 		changed: make(chan struct{}),
 		calls:   map[uint64]*inflightCall{},
@@ -100,7 +115,8 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	if level == "" {
 		level = r.env.upstreamLogLevel()
 	}
-	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps}
+	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps,
+		passInput: o.passInput, inputResponses: o.inputResponses, requestState: o.requestState}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
 	if o.progress != nil {
@@ -119,24 +135,112 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 	}
 }
 
-// onProgress hands an upstream notifications/progress to its call.
+// onProgress hands an upstream notifications/progress to its call: the
+// go-sdk calls it for the connections the relay cannot read itself (the
+// streamable HTTP client's, see relay_order.go).
 func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	defer r.relayed()
 	p := req.Params
-	token, ok := p.ProgressToken.(string)
-	if !ok {
-		return // not a token of ours
+	if token, ok := p.ProgressToken.(string); ok {
+		r.deliverProgress(token, p.Progress, p.Total, p.Message)
 	}
+}
+
+// wireProgress is the part of a notifications/progress's params the
+// relay reads. A token that is not a string is not one of ours.
+type wireProgress struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+	Progress      float64         `json:"progress"`
+	Total         float64         `json:"total"`
+	Message       string          `json:"message"`
+}
+
+// progressNote is one progress notification waiting for delivery.
+type progressNote struct {
+	progress, total float64
+	message         string
+}
+
+// relayProgress takes a notifications/progress as read off the
+// connection: one it cannot read, or whose token is no call's in flight,
+// is dropped, as the go-sdk would; the others are queued on their call,
+// counted (the call waits for them, see drain) and delivered in order on
+// a goroutine of the call's (deliverQueued). The reader never waits for a
+// caller: one slow to take its progress holds up no other message.
+func (r *sessionRelay) relayProgress(params json.RawMessage) {
+	var p wireProgress
+	if json.Unmarshal(params, &p) != nil || len(p.ProgressToken) < 2 || p.ProgressToken[0] != '"' {
+		return
+	}
+	var token string
+	if json.Unmarshal(p.ProgressToken, &token) != nil {
+		return
+	}
+	r.mu.Lock()
+	c := r.tokens[token]
+	if c == nil {
+		r.mu.Unlock()
+		return // the call has ended, or the token is not one of ours
+	}
+	c.queue = append(c.queue, progressNote{progress: p.Progress, total: p.Total, message: p.Message})
+	c.queued++
+	start := !c.delivering
+	c.delivering = true
+	r.mu.Unlock()
+	if start {
+		r.env.work.Add(1)
+		go c.deliverQueued()
+	}
+}
+
+// deliverQueued delivers the call's queued progress in order, then ends
+// (relayProgress starts it again for more); once the call has ended,
+// what is left is dropped.
+func (c *inflightCall) deliverQueued() {
+	r := c.relay
+	defer r.env.work.Done()
+	for {
+		r.mu.Lock()
+		if len(c.queue) == 0 {
+			c.delivering, c.queue = false, nil
+			r.mu.Unlock()
+			return
+		}
+		n := c.queue[0]
+		c.queue = c.queue[1:]
+		live := r.calls[c.n] == c
+		r.mu.Unlock()
+		if live {
+			r.deliverTo(c, n.progress, n.total, n.message)
+		}
+		r.mu.Lock()
+		c.delivered++
+		r.signalLocked()
+		r.mu.Unlock()
+	}
+}
+
+// deliverProgress gives one progress notification to the call whose
+// token it carries, if that call is still in flight.
+func (r *sessionRelay) deliverProgress(token string, progress, total float64, message string) {
 	r.mu.Lock()
 	c := r.tokens[token]
 	r.mu.Unlock()
 	if c == nil {
-		return // the call has ended
+		return // the call has ended, or the token is not one of ours
 	}
+	r.deliverTo(c, progress, total, message)
+}
+
+// deliverTo hands one progress notification to call c.
+func (r *sessionRelay) deliverTo(c *inflightCall, progress, total float64, message string) {
 	if c.reset != nil {
 		c.reset()
 	}
-	c.progress(messages.Progress{Server: r.server, Progress: p.Progress, Total: p.Total, Message: r.redactor.Redact(p.Message)})
+	if message != "" {
+		message = r.redactor.Redact(message)
+	}
+	c.progress(messages.Progress{Server: r.server, Progress: progress, Total: total, Message: message})
 }
 
 // relayed counts one relayed notification as handled.
@@ -144,23 +248,31 @@ func (r *sessionRelay) relayed() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.handled++
+	r.signalLocked()
+}
+
+// signalLocked wakes every drain (r.mu held).
+func (r *sessionRelay) signalLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-// drain waits, after a call returned, until every relayed notification
-// read before its response (and perhaps a few after) was handled, so
+// drain waits, after call c returned, until every relayed notification
+// read before its response (and perhaps a few after) was handled: its
+// own progress queued by relayProgress, and the counted ones (log
+// messages; over streamable HTTP, progress too) of the whole session, so
 // that the call is still in flight while they are (see relay_order.go);
 // or until ctx ends.
-func (r *sessionRelay) drain(ctx context.Context) {
-	if !r.counted.Load() {
-		return
-	}
+func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
+	counted := r.counted.Load()
 	target := r.read.Load()
+	r.mu.Lock()
+	queued := c.queued
+	r.mu.Unlock()
 	var bound *quartz.Timer
 	for {
 		r.mu.Lock()
-		caught, changed := r.handled >= target, r.changed
+		caught, changed := c.delivered >= queued && (!counted || r.handled >= target), r.changed
 		r.mu.Unlock()
 		if caught {
 			return
@@ -220,9 +332,23 @@ func (r *sessionRelay) soleCall() *inflightCall {
 	return newest
 }
 
+// setInputResponses puts a caller's answers to input requests, and the
+// state to echo, in the params of its call, get or read.
+func setInputResponses(p mcp.RequestParams, responses mcp.InputResponseMap, state string) {
+	switch p := p.(type) {
+	case *mcp.CallToolParams:
+		p.InputResponses, p.RequestState = responses, state
+	case *mcp.GetPromptParams:
+		p.InputResponses, p.RequestState = responses, state
+	case *mcp.ReadResourceParams:
+		p.InputResponses, p.RequestState = responses, state
+	}
+}
+
 // relayParams completes the params of a request sent under ctx (the
 // context begin returned): its progress token, if it asked for progress,
-// and on protocol 2026-07-28 its log level.
+// its caller's answers to input requests, if it passes them through, and
+// on protocol 2026-07-28 its log level and its caller's capabilities.
 func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
 	c, _ := ctx.Value(inCallKey{}).(*inflightCall)
 	if c == nil {
@@ -231,6 +357,9 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 	r := c.relay
 	if c.token != "" {
 		p.SetProgressToken(c.token)
+	}
+	if c.passInput {
+		setInputResponses(p, c.inputResponses, c.requestState)
 	}
 	init := cs.InitializeResult()
 	if init == nil || init.ProtocolVersion < statelessProtocol || (c.level == "" && c.callerCaps == nil) {
@@ -250,6 +379,9 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 		}
 		if c.callerCaps.Elicitation == nil {
 			caps.Elicitation = nil
+		}
+		if !r.configRoots && !hasRoots(c.callerCaps) {
+			caps.RootsV2, caps.Roots = nil, mcp.RootCapabilities{}
 		}
 		// The wire form the go-sdk sends (its roots field is RootsV2).
 		meta[mcp.MetaKeyClientCapabilities] = struct {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // sessionActor owns one live MCP client session: the process or HTTP
@@ -34,8 +33,9 @@ type sessionActor struct {
 	spec messages.ServerSpec
 	id   uint64
 	log  *zap.Logger
-	// redactor knows this server's secrets.
-	redactor *reconciler.Redactor
+	// redactor knows this server's secrets, and learns the tokens the
+	// session obtains.
+	redactor *sessionRedactor
 	// oauth authorizes a remote session's requests; nil for stdio servers
 	// and for servers with an Authorization header of their own.
 	oauth *oauth.Handler
@@ -138,7 +138,7 @@ func newSessionProps(env *environment, spec messages.ServerSpec, id uint64) *act
 			log:   env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls: make(chan struct{}, env.opts.MaxCallsPerServer),
 
-			redactor: env.redactorFor(spec),
+			redactor: newSessionRedactor(env.redactorFor(spec)),
 		}
 	})
 }
@@ -205,7 +205,7 @@ func (s *sessionActor) start(c actor.Context) {
 		return
 	}
 	if cn.stderr != nil {
-		cn.stderr.redactWith(s.redactor) // before the process starts
+		cn.stderr.redactWith(s.redactor.fixed()) // before the process starts
 	}
 	s.attachOAuth(cn)
 	s.conn = cn
@@ -214,6 +214,8 @@ func (s *sessionActor) start(c actor.Context) {
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
 		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
 	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
+	s.client.AddSendingMiddleware(s.relay.inputRequests(s.rootsSync)) // the first: innermost
+	s.env.tracing.instrument(s.client, s.spec)                        // outermost: one span per request, its rounds inside
 	if s.advertisedRoots {
 		s.rootsSync.want(s.rootsNow())
 		s.rootsSync.apply(s.client) // no session yet: nothing is sent
@@ -241,7 +243,9 @@ func (s *sessionActor) start(c actor.Context) {
 // server would then ask for and could hang on to a stop for the whole
 // grace.
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
-	cs, cat, cancel, err := s.connect(ctx, client, cn)
+	traced, span := s.env.tracing.startConnect(ctx, s.spec)
+	cs, cat, cancel, err := s.connect(traced, client, cn)
+	s.env.tracing.endConnect(ctx, span, cs, err)
 	defer cn.release()
 	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
 	if err != nil {
@@ -277,7 +281,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := connectDetecting(dctx, client, cn, s.relay.orderedTransport)
+	cs, err := connectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.orderedTransport))
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
@@ -318,7 +322,7 @@ func closedByServer(err error) bool {
 // exited reports whether the server's process has been reaped. A failed
 // Connect closes the session, which waits for the process, so a server
 // that exited during the handshake has its exit status by now.
-func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil }
+func exited(cn *conn) bool { return cn.exitState() != nil }
 
 // handshakeExit says that the server exited before the handshake was done,
 // with its exit status and its last stderr line: the first thing a user
@@ -326,7 +330,7 @@ func exited(cn *conn) bool { return cn.cmd != nil && cn.cmd.ProcessState != nil 
 // key missing). The SDK's own words for it ("client is closing: EOF") say
 // neither. The caller redacts the text.
 func handshakeExit(cn *conn) error {
-	msg := "server process exited during the MCP handshake: " + cn.cmd.ProcessState.String()
+	msg := "server process exited during the MCP handshake: " + cn.exitState().String()
 	if tail := cn.stderrTail(); len(tail) > 0 {
 		msg += "; its last stderr line: " + tail[len(tail)-1]
 	}
@@ -467,10 +471,11 @@ func (s *sessionActor) stderr() []string {
 }
 
 func exitCode(cn *conn) int {
-	if cn.cmd == nil || cn.cmd.ProcessState == nil {
+	st := cn.exitState()
+	if st == nil {
 		return -1
 	}
-	return cn.cmd.ProcessState.ExitCode()
+	return st.ExitCode()
 }
 
 // deathError describes how a live session ended.
@@ -479,8 +484,8 @@ func deathError(err error, cn *conn) error {
 	switch {
 	case errors.As(err, &ee):
 		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
-	case cn.cmd != nil && cn.cmd.ProcessState != nil:
-		return fmt.Errorf("server process exited: %s", cn.cmd.ProcessState.String())
+	case exited(cn):
+		return fmt.Errorf("server process exited: %s", cn.exitState().String())
 	case err != nil:
 		return fmt.Errorf("session lost: %w", err)
 	default:

@@ -237,7 +237,7 @@ func (s *sessionActor) request(c actor.Context, m *sessionRequest) {
 		inCall, end := relay.begin(ctx, m.opts, reset)
 		defer end()
 		res, err := m.do(inCall.ctx, cs)
-		relay.drain(ctx)
+		relay.drain(ctx, inCall)
 		switch {
 		case err == nil:
 		case m.ctx.Err() != nil:

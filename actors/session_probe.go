@@ -56,8 +56,8 @@ func (s *sessionActor) probe(c actor.Context, m *probeDue) {
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		t := clock.AfterFunc(timeout, cancel, "session", "probe-timeout")
-		defer t.Stop()
 		err := ping(ctx, cs)
+		t.Stop() // before the result: the next probe's timers find this one gone
 		if err != nil && ctx.Err() != nil && stop.Err() == nil {
 			err = fmt.Errorf("no answer within %s", timeout)
 		}

@@ -30,6 +30,7 @@ type Supervisor struct {
 	pids      PIDs
 
 	resyncs atomic.Uint64 // numbers resync requests
+	uses    atomic.Uint64 // numbers the uses of lazy servers
 
 	closeOnce sync.Once
 	closeErr  error
@@ -70,6 +71,7 @@ func Start(opts Options) (*Supervisor, error) {
 		ending:     newEnding(),
 		// nil outside tests: fsnotify.
 		newNotifier: opts.newNotifier,
+		tracing:     newTracing(opts.TracerProvider),
 	}
 	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
@@ -144,9 +146,11 @@ func (s *Supervisor) Status() messages.Status {
 	return st
 }
 
-// Tools returns the exposed tools of every ready server, sorted by server
-// and name, and the cached ones (Tool.Cached) of every server that is not
-// up yet and shows its last catalog (see Options.CacheDir). Expose each as QualifiedName(t.Prefix, t.Name). A failed
+// Tools returns the exposed tools of every ready server (and of every lazy
+// server between sessions, which a call starts), and the cached ones
+// (Tool.Cached) of every server that is not up yet and shows its last
+// catalog (see Options.CacheDir), sorted by server and name. Expose each
+// as QualifiedName(t.Prefix, t.Name). A failed
 // Supervisor has none.
 func (s *Supervisor) Tools() []messages.Tool {
 	if s.env.ending.failed() != nil {

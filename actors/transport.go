@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -32,6 +34,9 @@ type conn struct {
 	// detect, for an http server, falls back to HTTP+SSE when the server
 	// refuses streamable HTTP (see transport_detect.go).
 	detect *transportDetector
+	// oauth is the session's OAuth handler (nil without OAuth); an
+	// HTTP+SSE connection gets it through authorizeSSE.
+	oauth *oauth.Handler
 }
 
 // refused is the reason the session's transport refused a request (a
@@ -52,6 +57,15 @@ func (c *conn) release() {
 	if c.http != nil {
 		c.http.CloseIdleConnections()
 	}
+}
+
+// exitState is the stdio server's exit status once it has been waited
+// for, else nil (an HTTP transport, a custom Dial, or still running).
+func (c *conn) exitState() *os.ProcessState {
+	if t, ok := c.transport.(*stdioTransport); ok {
+		return t.exitState()
+	}
+	return nil
 }
 
 // pid is the server's process id once started, or 0.
@@ -147,12 +161,10 @@ func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) 
 	cmd.Stderr = ring
 	cmd.WaitDelay = stdioWaitDelay
 	return &conn{
-		// The go-sdk's own escalation (close stdin, wait, SIGTERM, wait,
+		// The transport's own escalation (close stdin, wait, SIGTERM, wait,
 		// SIGKILL, wait, give up) must never overtake mcpvisor's (grace,
-		// then SIGTERM and a second later SIGKILL to the whole group): if it
-		// gave up first, its Wait would still be running while the session
-		// reads the exit status.
-		transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: grace + 2*time.Second},
+		// then SIGTERM and a second later SIGKILL to the whole group).
+		transport: newStdioTransport(cmd, grace+2*time.Second),
 		cmd:       cmd,
 		stderr:    ring,
 	}

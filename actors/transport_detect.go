@@ -87,6 +87,7 @@ func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn, wrap fu
 	if old != nil { // the entry's headersHelper serves the SSE connection too
 		cn.guard.next = &headersHelper{spec: old.spec, environ: old.environ, origin: cn.guard.origin, next: cn.guard.next}
 	}
+	cn.authorizeSSE() // the session's OAuth, if it has any, too
 	d.fellBack.Store(true)
 	code := d.lastPOST.Load()
 	cs, err = client.Connect(ctx, wrap(cn.transport), nil)

@@ -40,10 +40,17 @@ type serverRow struct {
 	// empty): the server is in the fleet with a spec, running or not.
 	named bool
 	tools []messages.Tool // exposed tools; empty unless ready or cached
+	// ready says the row's catalog is exposed and requests route to it:
+	// the server is ready, or it is lazy and a request starts it.
 	ready bool
 	// cached says the row lists its server's cached catalog (tools and
 	// cat) while the server is not up yet (catalog_cache_view.go).
 	cached bool
+	// lazy says requests go through the reconciler (Supervisor.use),
+	// which starts the server and counts them; connectTimeout bounds
+	// their wait for it.
+	lazy           bool
+	connectTimeout time.Duration
 	// session receives the server's tool calls.
 	session *actor.PID
 	exposed map[string]bool
@@ -168,8 +175,9 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Ready, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
-		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots}
+	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Listed, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
+		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots,
+		lazy: fr.Lazy, connectTimeout: startWait(fr.ConnectTimeout, r.env.opts.ConnectTimeout)}
 	if row.callTimeout <= 0 {
 		row.callTimeout = r.env.opts.CallTimeout
 	}
@@ -179,7 +187,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 			row.stderr = ls.stderr
 		}
 	}
-	if fr.Ready {
+	if fr.Listed {
 		row.exposed = make(map[string]bool, len(row.tools))
 		for _, t := range row.tools {
 			row.exposed[t.Name] = true

@@ -51,6 +51,13 @@ const StateNeedsInput State = "needs-input"
 // change.
 const StateNeedsAuth State = "needs-auth"
 
+// StateIdle marks a lazy server (autostart "lazy") that is not running:
+// its catalog, listed by its last session, stays exposed; the first call,
+// get or read that needs it starts it, and it goes back to idle after its
+// idle timeout without use. It neither backs off nor counts against the
+// crash-loop budget.
+const StateIdle State = "idle"
+
 // ConfigLoaded is published after every read of the config files.
 type ConfigLoaded struct {
 	Generation  uint64       `json:"generation"`

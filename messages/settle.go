@@ -4,7 +4,7 @@ package messages
 // read and its plan applied (ObservedGeneration caught up with
 // Generation), and every server has left the states a connect wave passes
 // through (pending, starting, stopping): each is ready, failed, invalid,
-// disabled, untrusted or stopped. A gateway holds its first lists until
+// disabled, untrusted, idle or stopped. A gateway holds its first lists until
 // the first such moment, so that a client listing right after it connects
 // sees every server that came up.
 func (s Status) Settled() bool {

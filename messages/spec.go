@@ -25,6 +25,19 @@ const (
 	RestartNever RestartPolicy = "never"
 )
 
+// Autostart says when a server is started.
+type Autostart string
+
+// The autostart policies.
+const (
+	// AutostartEager starts the server as soon as it is desired and keeps
+	// it running. It is the default.
+	AutostartEager Autostart = "eager"
+	// AutostartLazy keeps the server idle (StateIdle) until a call, get or
+	// read needs it, and stops it again after IdleTimeout without use.
+	AutostartLazy Autostart = "lazy"
+)
+
 // Position locates something in a config file. Line and Column are 1-based;
 // zero means unknown.
 type Position struct {
@@ -62,9 +75,15 @@ type ServerSpec struct {
 	// CallTimeout bounds one tool call; zero means the default.
 	CallTimeout time.Duration `json:"callTimeout,omitempty"`
 	// Restart is the restart policy; empty means RestartOnFailure.
-	Restart    RestartPolicy `json:"restart,omitempty"`
-	AllowTools []string      `json:"allowTools,omitempty"`
-	DenyTools  []string      `json:"denyTools,omitempty"`
+	Restart RestartPolicy `json:"restart,omitempty"`
+	// Autostart is when the server starts; empty means the Supervisor's
+	// default (Options.Autostart, eager unless set).
+	Autostart Autostart `json:"autostart,omitempty"`
+	// IdleTimeout is how long a lazy server runs without use before it is
+	// stopped, back to idle; zero means it keeps running once started.
+	IdleTimeout time.Duration `json:"idleTimeout,omitempty"`
+	AllowTools  []string      `json:"allowTools,omitempty"`
+	DenyTools   []string      `json:"denyTools,omitempty"`
 	// PrefixOverride is the entry's own prefix field: the prefix its tools
 	// are exposed under instead of the derived one; "" exposes them by
 	// their own names. nil means the entry has none.

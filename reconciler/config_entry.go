@@ -322,6 +322,18 @@ func (e *entryParser) restartPolicy(v *hujson.Value) messages.RestartPolicy {
 	return pol
 }
 
+func (e *entryParser) autostart(v *hujson.Value) messages.Autostart {
+	s, ok := e.str(v, ref(fieldAutostart))
+	if !ok {
+		return ""
+	}
+	a, ok := AutostartOf(s.value)
+	if !ok {
+		e.errorAt(v.StartOffset, `autostart must be "eager" or "lazy"`)
+	}
+	return a
+}
+
 func (e *entryParser) bool(v *hujson.Value, field string) bool {
 	if v == nil {
 		return false

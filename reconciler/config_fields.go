@@ -23,6 +23,8 @@ const (
 	fieldConnectTimeout = "connectTimeout"
 	fieldCallTimeout    = "callTimeout"
 	fieldRestart        = "restart"
+	fieldAutostart      = "autostart"
+	fieldIdleTimeout    = "idleTimeout"
 	fieldAllowTools     = "allowTools"
 	fieldDenyTools      = "denyTools"
 	fieldInheritEnv     = "inheritEnv"
@@ -128,6 +130,21 @@ var serverFields = []serverField{
 		key: fieldRestart, spec: "Restart", reads: forAll, effect: EffectLive,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Restart = e.restartPolicy(v) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Restart == b.Restart },
+	},
+	{
+		// When the server starts: at once (eager) or on first use (lazy).
+		// A change applies live: a lazy server that is idle stays idle, an
+		// idle one made eager starts.
+		key: fieldAutostart, spec: "Autostart", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Autostart = e.autostart(v) },
+		equal: func(a, b *messages.ServerSpec) bool { return a.Autostart == b.Autostart },
+	},
+	{
+		key: fieldIdleTimeout, spec: "IdleTimeout", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.IdleTimeout = e.timeout(v, fieldIdleTimeout)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.IdleTimeout == b.IdleTimeout },
 	},
 	{
 		key: fieldAllowTools, spec: "AllowTools", reads: forAll, effect: EffectLive,

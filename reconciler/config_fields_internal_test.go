@@ -112,6 +112,8 @@ func setSample(t *testing.T, v reflect.Value, sample string) {
 		v.Set(reflect.ValueOf(messages.TransportSSE))
 	case messages.RestartPolicy:
 		v.Set(reflect.ValueOf(messages.RestartNever))
+	case messages.Autostart:
+		v.Set(reflect.ValueOf(messages.AutostartLazy))
 	case []string:
 		v.Set(reflect.ValueOf([]string{"--api-key", sample}))
 	case map[string]string:

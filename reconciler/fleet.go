@@ -39,6 +39,8 @@ import (
 //	entry invalid in config                   report invalid, start nothing (a live L keeps serving);
 //	                                          siblings are unaffected
 //	entry disabled                            report disabled, start nothing
+//	D lazy (autostart), nothing in use        idle: start nothing; a use starts it, the idle
+//	                                          timer stops it again (see fleet_lazy.go)
 //	file unparsable                           (upstream: Load keeps the servers last parsed from it)
 //
 // Plan computes the action for each name; Fleet carries it out. At most
@@ -80,6 +82,9 @@ type Fleet struct {
 	// claims indexes resource URIs and URI templates to the servers that
 	// expose them (see reindex).
 	claims map[messages.CatalogKind]*claimIndex
+
+	// idled names the servers that went idle since TakeIdled.
+	idled map[string]bool
 }
 
 // FleetOptions is the fleet's policy.
@@ -91,6 +96,9 @@ type FleetOptions struct {
 	// ConfigPaths are the config files in their order, which decides
 	// who owns a resource URI two servers claim.
 	ConfigPaths []string
+	// Autostart is the policy of servers whose spec sets none; empty
+	// means eager.
+	Autostart messages.Autostart
 }
 
 // fleetServer is the record of one configured server with a session, or
@@ -120,6 +128,8 @@ type fleetServer struct {
 	// catalog is the rest of what cur listed; published is what the
 	// fleet last published of it (see publishCatalog).
 	catalog, published serverCatalog
+
+	lazyState // uses, idle timer, priming (fleet_lazy.go)
 }
 
 // warning is what status says about a change that failed while the
@@ -153,6 +163,7 @@ func NewFleet(opts FleetOptions) *Fleet {
 		disabled: map[string]messages.ServerSpec{},
 		touched:  map[string]bool{},
 		claims:   map[messages.CatalogKind]*claimIndex{},
+		idled:    map[string]bool{},
 	}
 }
 
@@ -188,6 +199,18 @@ func (f *Fleet) Step(in Input) []Effect {
 	case RetryDue:
 		f.now = in.Now
 		f.retryDue(in)
+	case ServerWanted:
+		f.now = in.Now
+		f.serverWanted(in)
+	case ServerReleased:
+		f.now = in.Now
+		f.serverReleased(in)
+	case CatalogWanted:
+		f.now = in.Now
+		f.catalogWanted(in)
+	case IdleDue:
+		f.now = in.Now
+		f.idleDue(in)
 	}
 	f.startQueued()
 	f.checkResyncs()

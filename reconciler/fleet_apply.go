@@ -52,6 +52,10 @@ func (f *Fleet) applyStep(st messages.PlanStep, spec messages.ServerSpec) bool {
 		}
 		s.spec = spec
 		f.resetFailures(s)
+		if f.lazy(s) && !s.used() {
+			f.rest(s, "lazy: idle until used")
+			return false
+		}
 		f.launch(s, st.Reason)
 		return true
 	case messages.ActionStop:
@@ -63,6 +67,10 @@ func (f *Fleet) applyStep(st messages.PlanStep, spec messages.ServerSpec) bool {
 		f.resetFailures(s)
 		if s.next != nil {
 			return true // the candidate for this spec is connecting: its outcome decides
+		}
+		if f.lazy(s) && s.state == messages.StateFailed && !s.used() {
+			f.rest(s, st.Reason+"; lazy: idle until used")
+			return false
 		}
 		f.stopSession(s.cur)
 		s.cur = nil
@@ -87,15 +95,26 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 		return
 	}
 	old := s.spec
+	wasListing := f.listing(s)
 	s.spec = spec
 	f.touch(spec.Name) // the source position or live settings may have moved
-	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix {
-		f.publishTools(s, filterTools(s.tools, old))
+	// An idle server made eager lists nothing until it is ready.
+	listingChanged := f.listing(s) != wasListing
+	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix || listingChanged {
+		var prev []messages.Tool
+		if wasListing {
+			prev = filterTools(s.tools, old)
+		}
+		f.publishTools(s, prev)
+	}
+	if listingChanged {
+		f.publishCatalog(s)
 	}
 	if old.Prefix != spec.Prefix {
 		s.catalog.prompts = stampPrompts(s.catalog.prompts, spec.Prefix)
 		f.publishCatalog(s) // every prompt is now exposed under another name
 	}
+	f.applyAutostart(s, old)
 	if s.changeErr != "" {
 		// The config is back to what the serving session runs: the change
 		// that failed is no longer wanted, and neither is its warning. The
@@ -137,6 +156,10 @@ func (f *Fleet) restart(s *fleetServer, spec messages.ServerSpec, reason string)
 	s.cur = nil
 	s.spec, s.changeErr = spec, ""
 	f.resetFailures(s)
+	if f.lazy(s) && !s.used() {
+		f.rest(s, reason+"; idle until used")
+		return false
+	}
 	f.launch(s, reason)
 	return true
 }
@@ -151,10 +174,12 @@ func (f *Fleet) stop(name, reason string) {
 	f.queue = slices.DeleteFunc(f.queue, func(q string) bool { return q == name })
 	f.stopSession(s.next)
 	s.next = nil
-	prev := filterTools(s.tools, s.spec)
-	s.tools, s.catalog = nil, serverCatalog{}
+	prev := f.exposed(s)
+	s.tools, s.catalog, s.listed = nil, serverCatalog{}, ""
 	f.publishTools(s, prev) // everything it exposed is withdrawn
 	f.publishCatalog(s)
+	f.cancelIdle(s)
+	f.refuseWaiting(s, reason)
 	if s.cur == nil {
 		f.transition(s, messages.StateStopped, reason, nil)
 		delete(f.servers, name)
@@ -162,6 +187,11 @@ func (f *Fleet) stop(name, reason string) {
 		return
 	}
 	f.stopSession(s.cur)
+	wasStopping := s.state == messages.StateStopping
+	s.toIdle = false // if it was stopping to idle, now it goes away
+	if wasStopping {
+		return
+	}
 	f.transition(s, messages.StateStopping, reason, nil)
 }
 
@@ -169,7 +199,7 @@ func (f *Fleet) stop(name, reason string) {
 func (f *Fleet) observedServers() []Observed {
 	out := make([]Observed, 0, len(f.servers))
 	for _, s := range f.servers {
-		if s.state == messages.StateStopping {
+		if s.state == messages.StateStopping && !s.toIdle {
 			continue // already on its way out; a new desired entry starts afresh
 		}
 		spec := s.spec

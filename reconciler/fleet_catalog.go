@@ -98,9 +98,10 @@ func (f *Fleet) publishSkipped(skipped []messages.CatalogItemSkipped) {
 	}
 }
 
-// exposedCatalog is what s exposes now: its catalog while ready.
+// exposedCatalog is what s exposes now: its catalog while ready (or
+// listed, for a lazy server: see listing).
 func (f *Fleet) exposedCatalog(s *fleetServer) serverCatalog {
-	if s.state != messages.StateReady || s.cur == nil {
+	if !f.listing(s) {
 		return serverCatalog{}
 	}
 	return s.catalog

@@ -32,6 +32,14 @@ type fleetRig struct {
 	// armed is the token of the timer armed last for each server, for a
 	// fire that raced its cancel.
 	armed map[string]uint64
+	// idleTimers are the armed idle timers by server.
+	idleTimers map[string]rigTimer
+	// uses numbers the uses u1, u2, ...; useServer maps each to its
+	// server, answered to whether it had its Grant or Refuse.
+	uses      int
+	useServer map[string]string
+	answered  map[string]bool
+	released  map[string]bool
 
 	out []string // the rendering of the command being run
 	// rows holds each row as last printed: a row is printed when it changed.
@@ -59,7 +67,8 @@ var defaultRigOptions = reconciler.FleetOptions{
 
 func newFleetRig(t testing.TB, opts reconciler.FleetOptions) *fleetRig {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	return &fleetRig{t: t, fleet: reconciler.NewFleet(opts), opts: opts, start: start, now: start, timers: map[string]rigTimer{}, armed: map[string]uint64{}, rows: map[string]string{}}
+	return &fleetRig{t: t, fleet: reconciler.NewFleet(opts), opts: opts, start: start, now: start, timers: map[string]rigTimer{}, armed: map[string]uint64{}, rows: map[string]string{},
+		idleTimers: map[string]rigTimer{}, useServer: map[string]string{}, answered: map[string]bool{}, released: map[string]bool{}}
 }
 
 // step feeds one input, tracks and renders its effects, then renders the
@@ -69,6 +78,13 @@ func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
 	for _, e := range effects {
 		r.track(e)
 		r.print(renderEffect(e, r.now))
+	}
+	// The shell asks for the catalogs it does not know (a script primes
+	// them with "prime").
+	for _, name := range r.fleet.TakeIdled() {
+		if row, ok := r.fleet.Row(name); ok && !row.CatalogCurrent {
+			r.print("unlisted " + name)
+		}
 	}
 	names, _ := r.fleet.TakeChanged()
 	for _, name := range names {
@@ -105,10 +121,38 @@ func (r *fleetRig) track(e reconciler.Effect) {
 			r.t.Fatalf("%s: cancelled a retry timer that is not armed", e.Server)
 		}
 		delete(r.timers, e.Server)
+	case reconciler.ArmIdle:
+		if _, armed := r.idleTimers[e.Server]; armed {
+			r.t.Fatalf("%s: a second idle timer armed", e.Server)
+		}
+		r.idleTimers[e.Server] = rigTimer{token: e.Token, due: r.now.Add(e.Delay)}
+	case reconciler.CancelIdle:
+		if _, armed := r.idleTimers[e.Server]; !armed {
+			r.t.Fatalf("%s: cancelled an idle timer that is not armed", e.Server)
+		}
+		delete(r.idleTimers, e.Server)
+	case reconciler.Grant:
+		r.answer(e.ID, e.Server)
+		if s := r.session(e.Session); !s.ready || s.stopping {
+			r.t.Fatalf("%s: granted on session %d, which is not ready", e.ID, e.Session)
+		}
+	case reconciler.Refuse:
+		r.answer(e.ID, e.Server)
 	}
 }
 
 func (r *fleetRig) print(line string) { r.out = append(r.out, line) }
+
+// answer checks that use id, of server, is answered once.
+func (r *fleetRig) answer(id, server string) {
+	if r.useServer[id] != server {
+		r.t.Fatalf("%s: answered for %s, asked for %q", id, server, r.useServer[id])
+	}
+	if r.answered[id] {
+		r.t.Fatalf("%s: answered twice", id)
+	}
+	r.answered[id] = true
+}
 
 func (r *fleetRig) session(id uint64) *rigSession {
 	for _, s := range r.sessions {
@@ -147,20 +191,33 @@ func (r *fleetRig) desired(gen uint64, entries []string) {
 	r.step(reconciler.DesiredArrived{Now: r.now, Desired: desiredState(r.t, gen, entries)})
 }
 
-// fire steps every retry timer due by now, earliest first.
+// fire steps every retry and idle timer due by now, earliest first (a
+// retry before an idle timer due at the same time, then by server).
 func (r *fleetRig) fire() {
 	for {
 		var next string
-		for server, tm := range r.timers {
-			if tm.due.After(r.now) {
-				continue
-			}
-			if next == "" || tm.due.Before(r.timers[next].due) || (tm.due.Equal(r.timers[next].due) && server < next) {
-				next = server
+		var nextDue time.Time
+		idle := false
+		pickFrom := func(timers map[string]rigTimer, isIdle bool) {
+			for server, tm := range timers {
+				if tm.due.After(r.now) {
+					continue
+				}
+				if next == "" || tm.due.Before(nextDue) || (tm.due.Equal(nextDue) && idle == isIdle && server < next) {
+					next, nextDue, idle = server, tm.due, isIdle
+				}
 			}
 		}
+		pickFrom(r.timers, false)
+		pickFrom(r.idleTimers, true)
 		if next == "" {
 			return
+		}
+		if idle {
+			tm := r.idleTimers[next]
+			delete(r.idleTimers, next)
+			r.step(reconciler.IdleDue{Now: r.now, Server: next, Token: tm.token})
+			continue
 		}
 		tm := r.timers[next]
 		delete(r.timers, next)
@@ -169,8 +226,9 @@ func (r *fleetRig) fire() {
 }
 
 // desiredState builds a desired state. An entry is name=version[,option...]
-// with options disabled, never (restart policy), allow=a+b, deny=a+b; or
-// name=invalid, name=untrusted or name=needs-input.
+// with options disabled, never (restart policy), allow=a+b, deny=a+b,
+// lazy, eager, idle=D (idle timeout); or name=invalid, name=untrusted or
+// name=needs-input.
 func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredState {
 	d := &messages.DesiredState{Generation: gen, Servers: []messages.ServerSpec{}, Invalid: []messages.InvalidServer{}}
 	for i, e := range entries {
@@ -205,6 +263,12 @@ func desiredState(t testing.TB, gen uint64, entries []string) *messages.DesiredS
 				s.AllowTools = strings.Split(val, "+")
 			case "deny":
 				s.DenyTools = strings.Split(val, "+")
+			case "lazy":
+				s.Autostart = messages.AutostartLazy
+			case "eager":
+				s.Autostart = messages.AutostartEager
+			case "idle":
+				s.IdleTimeout = duration(t, val)
 			default:
 				t.Fatalf("entry %q: unknown option %q", e, o)
 			}
@@ -298,6 +362,14 @@ func renderEffect(e reconciler.Effect, now time.Time) string {
 		return fmt.Sprintf("timer %s %s", e.Server, e.Delay)
 	case reconciler.CancelRetry:
 		return fmt.Sprintf("cancel timer %s", e.Server)
+	case reconciler.ArmIdle:
+		return fmt.Sprintf("idle timer %s %s", e.Server, e.Delay)
+	case reconciler.CancelIdle:
+		return fmt.Sprintf("cancel idle timer %s", e.Server)
+	case reconciler.Grant:
+		return fmt.Sprintf("grant %s %s#%d", e.ID, e.Server, e.Session)
+	case reconciler.Refuse:
+		return fmt.Sprintf("refuse %s %s: %s", e.ID, e.Server, e.Error)
 	case reconciler.Publish:
 		return renderEvent(e.Event)
 	case reconciler.Reply:
@@ -395,6 +467,12 @@ func renderRow(row reconciler.Row, now time.Time) string {
 	add("attempt", st.Attempt, st.Attempt != 0)
 	add("restarts", st.Restarts, st.Restarts != 0)
 	add("retry", "+"+st.NextRetry.Sub(now).String(), !st.NextRetry.IsZero())
+	if row.Lazy {
+		parts = append(parts, "lazy")
+		if row.Listed && !row.CatalogCurrent {
+			parts = append(parts, "stale")
+		}
+	}
 	line := strings.Join(parts, " ")
 	if st.LastError != "" {
 		line += fmt.Sprintf(" error=%q", st.LastError)

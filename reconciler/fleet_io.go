@@ -80,7 +80,46 @@ type RetryDue struct {
 	Token  uint64
 }
 
+// ServerWanted says that a request (a tool call, prompt get, resource
+// read or completion) wants Server now; ID names this use. A use is
+// answered at most once, by a Grant or a Refuse (one released while it
+// waits gets neither); a lazy server that is idle (or failed, once its
+// backoff delay has passed) is started for it. A use holds the server (no
+// idle stop) while it waits and from its Grant until its ServerReleased.
+type ServerWanted struct {
+	Now    time.Time
+	ID     string
+	Server string
+}
+
+// ServerReleased ends use ID of Server: its request is done, or it gave
+// up waiting. An unknown ID is ignored.
+type ServerReleased struct {
+	Now    time.Time
+	ID     string
+	Server string
+}
+
+// CatalogWanted asks for an idle lazy server's catalog: the fleet starts
+// it only to list it, and stops it again (back to idle) once listed. The
+// shell asks for the servers of TakeIdled whose catalog it does not know.
+type CatalogWanted struct {
+	Now    time.Time
+	Server string
+}
+
+// IdleDue is the firing of the idle timer armed with Token.
+type IdleDue struct {
+	Now    time.Time
+	Server string
+	Token  uint64
+}
+
 func (DesiredArrived) isInput()     {}
+func (ServerWanted) isInput()       {}
+func (ServerReleased) isInput()     {}
+func (CatalogWanted) isInput()      {}
+func (IdleDue) isInput()            {}
 func (DiagnosticsArrived) isInput() {}
 func (ResyncArrived) isInput()      {}
 func (SessionReady) isInput()       {}
@@ -133,6 +172,39 @@ type Reply struct {
 	Message messages.Event
 }
 
+// ArmIdle arms Server's idle timer: after Delay, step the fleet with an
+// IdleDue carrying Token. A server has at most one armed idle timer.
+type ArmIdle struct {
+	Server string
+	Token  uint64
+	Delay  time.Duration
+}
+
+// CancelIdle stops Server's armed idle timer.
+type CancelIdle struct {
+	Server string
+}
+
+// Grant answers use ID: Server is ready on Session, which takes the
+// request. The use holds the server until its ServerReleased.
+type Grant struct {
+	ID      string
+	Server  string
+	Session uint64
+}
+
+// Refuse answers use ID: Server cannot take the request; Error says why
+// (redacted already). A refused use holds nothing.
+type Refuse struct {
+	ID     string
+	Server string
+	Error  string
+}
+
+func (ArmIdle) isEffect()     {}
+func (CancelIdle) isEffect()  {}
+func (Grant) isEffect()       {}
+func (Refuse) isEffect()      {}
 func (Spawn) isEffect()       {}
 func (Stop) isEffect()        {}
 func (ArmRetry) isEffect()    {}

@@ -10,11 +10,13 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// Whatever happens (edits, crashes, late reports, timers, resyncs, in any
-// order), once sessions connect again and a resync re-drives what was
-// left failed, the fleet converges: every enabled entry is ready on its
-// desired version with no warning, nothing else runs, no session is
-// leaked and no timer is left armed.
+// Whatever happens (edits, crashes, late reports, timers, resyncs, uses of
+// lazy servers, in any order), once sessions connect again, every use is
+// released and a resync re-drives what was left failed, the fleet
+// converges: every enabled eager entry is ready on its desired version
+// with no warning, every lazy one idle (or ready on its desired version),
+// nothing else runs, no session is leaked, no timer is left armed, and no
+// use was answered twice (the rig checks that as it goes).
 func TestFleet_ConvergesWhateverHappens(t *testing.T) {
 	t.Parallel()
 	opts := reconciler.FleetOptions{
@@ -33,6 +35,7 @@ func TestFleet_ConvergesWhateverHappens(t *testing.T) {
 			}
 		}
 		rig.out = nil
+		rig.releaseAll()
 		rig.drive()
 		rig.run("resync")
 		rig.drive()
@@ -58,9 +61,9 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 		return c[rng.IntN(len(c))]
 	}
 	ref := func(s *rigSession) string { return fmt.Sprintf("%s#%d", s.server, s.id) }
-	switch rng.IntN(9) {
+	switch rng.IntN(12) {
 	case 0, 1:
-		var entries []string
+		entries := []string{} // non-nil: an empty desired state is one too
 		for _, name := range []string{"a", "b", "c", "d"} {
 			switch n := rng.IntN(10); {
 			case n < 2: // absent
@@ -68,6 +71,8 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 				entries = append(entries, name+"=invalid")
 			case n == 3:
 				entries = append(entries, fmt.Sprintf("%s=v%d,disabled", name, 1+rng.IntN(3)))
+			case n < 6:
+				entries = append(entries, fmt.Sprintf("%s=v%d,lazy%s", name, 1+rng.IntN(3), []string{"", ",idle=1m", ",idle=5s"}[rng.IntN(3)]))
 			default:
 				entries = append(entries, fmt.Sprintf("%s=v%d", name, 1+rng.IntN(3)))
 			}
@@ -100,8 +105,34 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 		if s := pick(func(s *rigSession) bool { return live(s) && s.ready }); s != nil {
 			r.run("tools " + ref(s) + " echo,add")
 		}
+	case 9:
+		r.run("use " + []string{"a", "b", "c", "d"}[rng.IntN(4)])
+	case 10:
+		if open := r.openUses(); len(open) > 0 {
+			r.run("release " + open[rng.IntN(len(open))])
+		}
+	case 11:
+		r.run("prime " + []string{"a", "b", "c", "d"}[rng.IntN(4)])
 	}
 	return nil
+}
+
+// openUses are the uses not yet released, in order.
+func (r *fleetRig) openUses() []string {
+	var out []string
+	for i := 1; i <= r.uses; i++ {
+		if id := fmt.Sprintf("u%d", i); !r.released[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// releaseAll releases every open use, as requests that all end do.
+func (r *fleetRig) releaseAll() {
+	for _, id := range r.openUses() {
+		r.run("release " + id)
+	}
 }
 
 // drive lets every session connect and every stop finish, firing timers
@@ -125,13 +156,15 @@ func (r *fleetRig) drive() {
 		if moved {
 			continue
 		}
-		if len(r.timers) == 0 {
+		if len(r.timers)+len(r.idleTimers) == 0 {
 			return
 		}
 		var due time.Time
-		for _, tm := range r.timers {
-			if due.IsZero() || tm.due.Before(due) {
-				due = tm.due
+		for _, timers := range []map[string]rigTimer{r.timers, r.idleTimers} {
+			for _, tm := range timers {
+				if due.IsZero() || tm.due.Before(due) {
+					due = tm.due
+				}
 			}
 		}
 		r.now = due
@@ -155,6 +188,10 @@ func (r *fleetRig) converged(want *messages.DesiredState) error {
 		case spec.Disabled && row.Status.State != messages.StateDisabled:
 			return fmt.Errorf("%s: %s, want disabled", spec.Name, renderRow(row, r.now))
 		case spec.Disabled:
+		case spec.Autostart == messages.AutostartLazy && row.Status.State == messages.StateIdle:
+			if row.Status.Session != 0 {
+				return fmt.Errorf("%s: %s: idle with a session", spec.Name, renderRow(row, r.now))
+			}
 		case row.Status.State != messages.StateReady || row.Status.Warning != "":
 			return fmt.Errorf("%s: %s, want ready", spec.Name, renderRow(row, r.now))
 		case r.session(row.Status.Session).version != spec.Fingerprint:
@@ -171,6 +208,9 @@ func (r *fleetRig) converged(want *messages.DesiredState) error {
 			return fmt.Errorf("%s: no row", inv.Name)
 		case row.Status.State == messages.StateReady:
 			serving[row.Status.Session] = true // its last valid session is kept
+		case row.Lazy && row.Status.Session == 0 && (row.Status.State == messages.StateIdle || row.Status.State == messages.StateFailed):
+			// A lazy server kept under its last valid spec: idle, or failed
+			// until it is used (a resync retries no invalid entry).
 		case row.Status.State != messages.StateInvalid:
 			return fmt.Errorf("%s: %s, want invalid or its last valid session", inv.Name, renderRow(row, r.now))
 		}
@@ -183,8 +223,8 @@ func (r *fleetRig) converged(want *messages.DesiredState) error {
 			return fmt.Errorf("session %s#%d leaked", s.server, s.id)
 		}
 	}
-	if len(r.timers) > 0 {
-		return fmt.Errorf("timers left armed: %v", r.timers)
+	if len(r.timers) > 0 || len(r.idleTimers) > 0 {
+		return fmt.Errorf("timers left armed: %v, idle %v", r.timers, r.idleTimers)
 	}
 	if r.fleet.Generation() != want.Generation || r.fleet.ObservedGeneration() != want.Generation {
 		return fmt.Errorf("generations %d/%d, want %d", r.fleet.Generation(), r.fleet.ObservedGeneration(), want.Generation)

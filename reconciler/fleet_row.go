@@ -30,6 +30,16 @@ type Row struct {
 	// claim the same URI, the earlier owns it.
 	Order ConfigOrder
 	Ready bool
+	// Listed says the catalog above is exposed: the server is ready, or
+	// it is lazy and between sessions (a request starts it).
+	Listed bool
+	// Lazy says the server starts only when used (messages.AutostartLazy);
+	// CatalogCurrent that its catalog was listed by a session of its
+	// current spec.
+	Lazy, CatalogCurrent bool
+	// ConnectTimeout is the server's own connect timeout; zero means the
+	// default.
+	ConnectTimeout time.Duration
 	// Named says Status.Prefix is the server's exposed prefix (maybe
 	// empty): the server has a spec, running or disabled. Invalid and
 	// untrusted entries have none.
@@ -57,8 +67,10 @@ func (f *Fleet) Row(name string) (Row, bool) {
 				row.Status.Transport = s.cur.transport
 			}
 		}
-		if tools := f.exposed(s); s.state == messages.StateReady && s.cur != nil {
-			row.Ready, row.Tools = true, append([]messages.Tool{}, tools...)
+		row.Lazy, row.CatalogCurrent, row.ConnectTimeout = f.lazy(s), s.catalogCurrent(), s.spec.ConnectTimeout
+		row.Ready = s.state == messages.StateReady && s.cur != nil
+		if tools := f.exposed(s); f.listing(s) {
+			row.Listed, row.Tools = true, append([]messages.Tool{}, tools...)
 			row.Status.Tools = len(tools)
 			cat := f.exposedCatalog(s)
 			row.Prompts, row.Resources, row.Templates = cat.prompts, cat.resources, cat.templates

@@ -46,6 +46,14 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //	fire name                                            the timer armed last for name fires now,
 //	                                                     cancelled or not (its fire raced the cancel)
 //	status                                               print every row
+//	use name                                             a request wants name now (use u1, u2, ...)
+//	release uN                                           use uN is done, or gave up waiting
+//	prime name                                           the shell asks for an idle server's catalog
+//
+// Entries also take the options lazy, eager and idle=D (the idle timeout).
+// "tick" fires idle timers too; "unlisted name" says the shell would be
+// asked for a catalog it may not know (it primes the server, unless its
+// cache knows the catalog).
 //
 // A bare name means its newest live session.
 func TestFleet_Scripts(t *testing.T) {
@@ -231,6 +239,20 @@ func (r *fleetRig) run(command string) {
 		}
 		delete(r.timers, args[1])
 		r.step(reconciler.RetryDue{Now: r.now, Server: args[1], Token: token})
+	case "use":
+		r.uses++
+		id := fmt.Sprintf("u%d", r.uses)
+		r.useServer[id] = args[1]
+		r.step(reconciler.ServerWanted{Now: r.now, ID: id, Server: args[1]})
+	case "release":
+		server, ok := r.useServer[args[1]]
+		if !ok {
+			r.t.Fatalf("release %s: no such use", args[1])
+		}
+		r.released[args[1]] = true
+		r.step(reconciler.ServerReleased{Now: r.now, ID: args[1], Server: server})
+	case "prime":
+		r.step(reconciler.CatalogWanted{Now: r.now, Server: args[1]})
 	case "status":
 		for _, row := range r.fleet.Rows() {
 			r.print(renderRow(row, r.now))

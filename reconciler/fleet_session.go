@@ -11,6 +11,7 @@ import (
 // launch starts a new session for s now, or queues it for a connect slot.
 func (f *Fleet) launch(s *fleetServer, reason string) {
 	f.cancelRetry(s)
+	s.toIdle = false // a stop to idle in progress is moot
 	if f.opts.MaxConnects > 0 && f.connecting >= f.opts.MaxConnects {
 		if !slices.Contains(f.queue, s.spec.Name) {
 			f.queue = append(f.queue, s.spec.Name)
@@ -69,6 +70,10 @@ func (f *Fleet) sessionStopped(m SessionStopped) {
 		return // a replaced session (make-before-break, retry) went away
 	}
 	s.cur = nil
+	if s.state == messages.StateStopping && s.toIdle {
+		f.stoppedToIdle(s, m.Session)
+		return
+	}
 	if s.state == messages.StateStopping {
 		f.transition(s, messages.StateStopped, "process gone", func(ev *messages.ServerStateChanged) { ev.Session = m.Session })
 		delete(f.servers, m.Server)
@@ -102,7 +107,7 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	f.cancelRetry(s) // the old session died while this one connected: its retry is moot
 	s.cur.ready, s.cur.pid, s.cur.transport = true, m.PID, m.Transport
 	s.attempt, s.lastErr, s.stderrTail = 0, "", nil
-	s.tools = m.Tools
+	s.tools, s.listed, s.parked, s.retryAt = m.Tools, s.spec.Fingerprint, false, time.Time{}
 	s.catalog = serverCatalog{prompts: stampPrompts(m.Prompts, s.spec.Prefix), resources: m.Resources, templates: m.Templates}
 	reason := "connected"
 	if s.cur.reason != "" {
@@ -115,6 +120,8 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	f.publishTools(s, prev)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
+	f.grantWaiting(s)
+	f.settleIdle(s)
 }
 
 func (f *Fleet) sessionTools(m SessionTools) {
@@ -163,6 +170,7 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 	f.transition(s, s.state, "new config failed; previous session kept", func(ev *messages.ServerStateChanged) {
 		ev.Error, ev.StderrTail = m.Error, m.StderrTail
 	})
+	f.settleIdle(s) // a lazy server's idle timer waited for the outcome
 }
 
 // fail marks s failed after the failure m (its sessions are already being
@@ -177,10 +185,15 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 	s.lastErr, s.stderrTail = m.Error, slices.Clone(m.StderrTail)
 	var loop bool
 	loop, s.failures = f.opts.CrashLoop.Exceeded(append(s.failures, f.now), f.now)
-	s.tools, s.catalog = nil, serverCatalog{}
-	f.publishTools(s, prev) // a dead server exposes nothing
+	if !f.lazy(s) {
+		s.tools, s.catalog, s.listed = nil, serverCatalog{}, ""
+	}
+	f.publishTools(s, prev) // a dead server exposes nothing (a lazy one its last catalog)
 	f.publishCatalog(s)
 	f.cancelRetry(s)
+	if f.lazyFailed(s, m, loop, jitter) {
+		return
+	}
 	var reason string
 	switch {
 	case s.spec.Restart == messages.RestartNever:
@@ -218,6 +231,11 @@ func (f *Fleet) retryDue(m RetryDue) {
 	}
 	s.retryArmed = false
 	if s.state != messages.StateFailed {
+		return
+	}
+	if f.lazy(s) && len(s.waiting) == 0 {
+		s.retryAt = f.now // nothing waits: the next use starts it
+		f.touch(m.Server)
 		return
 	}
 	if s.next != nil {
@@ -260,9 +278,10 @@ func (f *Fleet) transition(s *fleetServer, to messages.State, reason string, dec
 	f.emit(ev)
 }
 
-// exposed is what s exposes now: its filtered tools while ready.
+// exposed is what s exposes now: its filtered tools while ready (and
+// for a lazy server, between sessions: see listing).
 func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
-	if s.state != messages.StateReady || s.cur == nil {
+	if !f.listing(s) {
 		return nil
 	}
 	return filterTools(s.tools, s.spec)

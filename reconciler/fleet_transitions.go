@@ -20,7 +20,7 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	const (
 		pending, starting, ready, failed = messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed
 		stopping, stopped                = messages.StateStopping, messages.StateStopped
-		needsAuth                        = messages.StateNeedsAuth
+		needsAuth, idle                  = messages.StateNeedsAuth, messages.StateIdle
 	)
 	m := map[[2]messages.State]bool{}
 	add := func(from []messages.State, to ...messages.State) {
@@ -42,5 +42,10 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	add(S(starting, ready), needsAuth)   // the server asks for OAuth and no usable token is there
 	add(S(needsAuth), pending, starting) // a resync (after a login) or a config change
 	add(S(needsAuth), stopping, stopped) // removed while waiting for a login
+	// Lazy servers: idle while not running (new, changed, resynced after a
+	// failure, or stopped for want of use); started when used or to list
+	// their catalog; removed while idle.
+	add(S(stopped, stopping, idle, failed, pending, starting, needsAuth), idle)
+	add(S(idle), pending, starting, stopped)
 	return m
 }()

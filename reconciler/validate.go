@@ -151,6 +151,16 @@ func parseTimeout(s string) (time.Duration, string) {
 	return d, ""
 }
 
+// AutostartOf maps an autostart value (the field, or serve's --autostart)
+// to a policy.
+func AutostartOf(s string) (messages.Autostart, bool) {
+	switch a := messages.Autostart(s); a {
+	case messages.AutostartEager, messages.AutostartLazy:
+		return a, true
+	}
+	return "", false
+}
+
 // restartPolicyOf maps the restart field to a policy.
 func restartPolicyOf(s string) (messages.RestartPolicy, bool) {
 	switch p := messages.RestartPolicy(s); p {

@@ -77,14 +77,11 @@ func errorResult(text string) *mcp.CallToolResult {
 
 // passThrough returns the upstream result as the client's: unchanged but
 // for the upstream's serverInfo in _meta (the gateway's session puts its
-// own there on 2026-07-28). Input requests (multi-round-trip elicitation)
-// cannot be relayed: the gateway does not forward the client's answers.
+// own there on 2026-07-28). Input requests pass through too: only a
+// client that answers them itself gets them (see callOptions).
 func passThrough(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}
-	}
-	if len(res.InputRequests) > 0 {
-		return errorResult(fmt.Sprintf("server %q asked the client for input, which mcpvisor's gateway cannot relay", server))
 	}
 	if _, ok := res.Meta[mcp.MetaKeyServerInfo]; ok {
 		meta := maps.Clone(res.Meta)

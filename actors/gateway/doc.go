@@ -114,6 +114,14 @@
 // usual not-ready result, ready (the gateway is behind the fleet) a real
 // call; anything else stays -32602 unknown tool.
 //
+// # Tracing
+//
+// WithTracerProvider installs one more receiving middleware, the
+// outermost (tracing.go): a server span per client request, whose parent
+// is the traceparent in the request's _meta, and whose context the
+// request carries on to the Source. It runs on the go-sdk's request
+// goroutine and starts none.
+//
 // # Goroutines and who stops them
 //
 //   - Run runs on the caller's goroutine and returns when its context ends

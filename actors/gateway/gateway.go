@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
@@ -75,6 +76,8 @@ type Gateway struct {
 	subs subscriptions
 	// startup holds the first lists (HoldFirstLists); nil: it holds none.
 	startup *startup
+	// tracer traces requests (WithTracerProvider); nil: none.
+	tracer trace.Tracer
 }
 
 // Instructions is what the gateway tells clients about itself.
@@ -132,6 +135,9 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 	})
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	g.server.AddReceivingMiddleware(g.routeStarting)
+	if g.tracer != nil {
+		g.server.AddReceivingMiddleware(g.traced) // outermost
+	}
 	return g
 }
 

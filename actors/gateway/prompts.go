@@ -77,10 +77,6 @@ func (g *Gateway) promptHandler(server, qualified, exposed string) mcp.PromptHan
 		if res == nil {
 			return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server, errors.New("the server returned no result"))
 		}
-		if len(res.InputRequests) > 0 {
-			return nil, mapRequestError(fmt.Sprintf("prompt %q", exposed), server,
-				fmt.Errorf("server %q asked the client for input, which mcpvisor's gateway cannot relay", server))
-		}
 		cp := *res
 		cp.Meta = withoutServerInfo(res.Meta)
 		return &cp, nil

@@ -37,14 +37,54 @@ type Relay struct {
 var ErrNoClient = errors.New("no gateway client to ask")
 
 // Install sets the Supervisor options the relay answers: Sampling,
-// Elicitation, Roots and Logging. Servers are then told mcpvisor can
-// sample, elicit and list roots; each request is answered by a client
-// that can (roots: see relay_roots.go).
+// Elicitation, Roots and Logging, and Honourable, which says which of
+// them the gateway's clients can answer when a server connects; each
+// request is answered by a client that can (roots: see relay_roots.go).
 func (r *Relay) Install(o *actors.Options) {
 	o.Sampling = r.sample
 	o.Elicitation = r.elicit
 	o.Roots = r.roots
 	o.Logging = r.log
+	o.Honourable = r.honourable
+}
+
+// honourable is what a server that connects now is told the gateway can
+// do: each of sampling, elicitation and roots that a connected client
+// advertised (the union over them). A server's session keeps what it was
+// told (protocols before 2026-07-28 fix capabilities at initialize, and
+// reconnecting a running server for a client is not worth its state), and
+// on 2026-07-28 each call narrows it to its own client's. Before any
+// client has initialized (the servers of a starting gateway connect
+// before its first client) it is all three: the first client is on its
+// way, and a server told nothing would hide the tools that need them for
+// as long as it runs. That is the gap: such a server may ask a client
+// that cannot answer, and is then refused (ErrNoClient) or declined.
+func (r *Relay) honourable() *mcp.ClientCapabilities {
+	union := &mcp.ClientCapabilities{}
+	clients := 0
+	if g := r.gw.Load(); g != nil {
+		for ss := range g.server.Sessions() {
+			init := ss.InitializeParams()
+			if init == nil || init.Capabilities == nil {
+				continue // not initialized yet: its capabilities are not known
+			}
+			clients++
+			c := init.Capabilities
+			if c.Sampling != nil {
+				union.Sampling = &mcp.SamplingCapabilities{}
+			}
+			if c.Elicitation != nil {
+				union.Elicitation = &mcp.ElicitationCapabilities{}
+			}
+			if c.RootsV2 != nil || c.Roots.ListChanged {
+				union.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+			}
+		}
+	}
+	if clients == 0 {
+		return &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+	}
+	return union
 }
 
 // Bind makes g the gateway whose clients the relay asks.
@@ -120,7 +160,11 @@ func (r *Relay) log(ctx context.Context, server string, p *mcp.LoggingMessagePar
 // the client's progressToken, mapped to a callback that relays each
 // upstream notifications/progress to that client only under the client's
 // own token, the client's log level on protocol 2026-07-28, and its
-// capabilities (which such a call carries upstream).
+// capabilities (which such a call carries upstream). A client on
+// 2026-07-28 also answers the servers' input requests itself: the fleet
+// passes them through to it, and its retry's answers upstream. For an
+// older client the fleet answers them, through the relay's Sampling and
+// Elicitation, which ask the client by request.
 func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestParams, caps *mcp.ClientCapabilities) (context.Context, []actors.CallOption) {
 	ctx = actors.WithCaller(ctx, ss)
 	if caps == nil {
@@ -137,7 +181,27 @@ func callOptions(ctx context.Context, ss *mcp.ServerSession, params mcp.RequestP
 	if level, ok := params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && level != "" {
 		opts = append(opts, actors.WithLogLevel(level))
 	}
+	if init := ss.InitializeParams(); init != nil && init.ProtocolVersion >= statelessFrom {
+		// The client answers input requests itself: they reach it in the
+		// result, and its retry brings the answers (see inputResponses).
+		responses, state := inputResponses(params)
+		opts = append(opts, actors.WithInputPassThrough(responses, state))
+	}
 	return ctx, opts
+}
+
+// inputResponses are the answers to input requests, and the state to
+// echo, that a client's retried call, get or read carries.
+func inputResponses(params mcp.RequestParams) (mcp.InputResponseMap, string) {
+	switch p := params.(type) {
+	case *mcp.CallToolParamsRaw:
+		return p.InputResponses, p.RequestState
+	case *mcp.GetPromptParams:
+		return p.InputResponses, p.RequestState
+	case *mcp.ReadResourceParams:
+		return p.InputResponses, p.RequestState
+	}
+	return nil, ""
 }
 
 // logLevels follows the logging/setLevel of the gateway's clients: every

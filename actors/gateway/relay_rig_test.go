@@ -79,6 +79,10 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 			t.Errorf("close: %v", err)
 		}
 	})
+	// The server connects before any client, as a starting gateway's do:
+	// it is told everything the relay can honour (Relay.honourable), so
+	// every client sees the same tools, whenever it connects.
+	r.rec.WaitState(ctx, 0, "demo", messages.StateReady)
 	return r
 }
 

@@ -262,9 +262,9 @@ func TestRelay_ClientRootsReachTheServers(t *testing.T) {
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { tools <- struct{}{} },
 	})
 	client.AddRoots(&mcp.Root{URI: "file:///work/a"})
-	// The server is up first: a client that comes before it hands its
-	// roots to the server's connect, and there is no change to announce.
-	r.rec.WaitState(ctx, 0, "demo", messages.StateReady)
+	// The server is up first (startRelayRig waits for it): a client that
+	// came before it would hand its roots to the server's connect, with
+	// no change to announce.
 	cs := r.connectClient(ctx, "2025-11-25", client, tools, "demo__roots")
 	// The gateway read the client's roots once it initialized, and the
 	// running server was told.

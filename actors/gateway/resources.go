@@ -142,11 +142,8 @@ func (g *Gateway) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.
 		}
 		return nil, mapRequestError(what, g.resourceOwner(uri), err)
 	}
-	if res == nil || res.Contents == nil {
+	if res == nil || (res.Contents == nil && res.InputRequests == nil) { // input requests pass through (see callOptions)
 		return nil, mapRequestError(what, g.resourceOwner(uri), errors.New("the server returned no contents"))
-	}
-	if len(res.InputRequests) > 0 {
-		return nil, mapRequestError(what, g.resourceOwner(uri), errors.New("the server asked the client for input, which mcpvisor's gateway cannot relay"))
 	}
 	cp := *res
 	cp.Meta = withoutServerInfo(res.Meta)

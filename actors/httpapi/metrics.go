@@ -124,7 +124,7 @@ var (
 var allStates = []messages.State{
 	messages.StatePending, messages.StateStarting, messages.StateReady, messages.StateFailed,
 	messages.StateStopping, messages.StateStopped, messages.StateInvalid, messages.StateDisabled,
-	messages.StateUntrusted, messages.StateNeedsAuth,
+	messages.StateUntrusted, messages.StateNeedsAuth, messages.StateIdle,
 }
 
 func (fleetCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -35,7 +35,7 @@ const maxOpenPlans = 32
 var settledStates = map[messages.State]bool{
 	messages.StateReady: true, messages.StateFailed: true, messages.StateStopped: true,
 	messages.StateInvalid: true, messages.StateDisabled: true,
-	messages.StateUntrusted: true, messages.StateNeedsAuth: true,
+	messages.StateUntrusted: true, messages.StateNeedsAuth: true, messages.StateIdle: true,
 }
 
 func newConvergence() *convergence { return &convergence{} }

@@ -78,6 +78,7 @@ func TestMetrics_FleetAndToolCalls(t *testing.T) {
 		`mcpvisor_servers{state="invalid"} 1`,
 		`mcpvisor_servers{state="pending"} 0`,
 		`mcpvisor_servers{state="disabled"} 0`,
+		`mcpvisor_servers{state="idle"} 0`,
 		`mcpvisor_server_restarts_total{server="alpha"} 1`,
 		`mcpvisor_server_tools{server="alpha"} 7`,
 		`mcpvisor_config_generation 3`,

@@ -16,6 +16,9 @@ type discovered struct {
 	resource string
 	prm      *oauthex.ProtectedResourceMetadata
 	asm      *oauthex.AuthServerMeta
+	// legacy: no protected resource metadata, and the origin's metadata
+	// names an issuer elsewhere on the origin (see legacy.go).
+	legacy bool
 }
 
 // discover finds the protected resource metadata (RFC 9728: from the
@@ -52,10 +55,14 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 		break
 	}
 	issuer := origin
+	var asm *oauthex.AuthServerMeta
 	if d.prm != nil {
 		issuer = d.prm.AuthorizationServers[0]
+		asm, err = auth.GetAuthServerMetadata(ctx, issuer, client)
+	} else {
+		asm, err = originAuthServerMetadata(ctx, client, origin)
+		d.legacy = asm != nil && !sameIssuer(asm.Issuer, origin)
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, issuer, client)
 	if err != nil {
 		return nil, fmt.Errorf("authorization server metadata: %w", err)
 	}

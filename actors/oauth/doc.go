@@ -3,11 +3,15 @@
 // 0600 file per server and resource), the session's auth.OAuthHandler
 // (stored tokens, refresh on the supervisor's clock and on a 401, the
 // client-credentials grant with client_secret_basic, client_secret_post or
-// private_key_jwt, and NeedsAuthError when only a person can help), and
-// the interactive login behind `mcpvisor auth login`.
+// private_key_jwt, and NeedsAuthError when only a person can help; every
+// token it obtains goes to Config.Learn, the session's redactor, first),
+// Transport (the same OAuth handling in front of the requests of a
+// transport without an OAuth hook: HTTP+SSE), the 2025-03-26 revision's
+// discovery at the server's origin (legacy.go), and the interactive login
+// behind `mcpvisor auth login`.
 //
-// Goroutines: a Handler starts none; its methods run on the HTTP
-// transport's goroutines and share its state under a mutex. Login serves
-// the loopback redirect on a goroutine of its own, which it stops and
-// waits for before it returns.
+// Goroutines: a Handler and a Transport start none; their methods run on
+// the HTTP transport's goroutines and share the Handler's state under a
+// mutex. Login serves the loopback redirect on a goroutine of its own,
+// which it stops and waits for before it returns.
 package oauth

@@ -36,6 +36,11 @@ type Config struct {
 	// Context bounds the refreshes made outside a request (the session's
 	// life); nil means none.
 	Context context.Context
+	// Learn is given the secrets of every token the handler obtains (a
+	// refresh, a client-credentials token), before it stores, sends or
+	// returns it: the session's redactor then knows them before they can
+	// appear in any text. Nil means nobody listens.
+	Learn func(secrets ...string)
 }
 
 // RefreshTimeout bounds one refresh or client-credentials request made
@@ -151,7 +156,7 @@ func (h *Handler) renew(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("client credentials: %s", tokenError(err))
 		}
-		h.rec.setToken(tok, now)
+		h.took(h.rec, tok, now)
 		return h.cfg.Store.Save(h.rec)
 	}
 	if h.rec.RefreshToken == "" {
@@ -164,8 +169,17 @@ func (h *Handler) renew(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("refresh failed: %s", tokenError(err))
 	}
-	h.rec.setToken(tok, now)
+	h.took(h.rec, tok, now)
 	return h.cfg.Store.Save(h.rec)
+}
+
+// took puts a token just obtained into rec, after the session's redactor
+// learned it. Called with mu held.
+func (h *Handler) took(rec *Record, tok *oauth2.Token, now time.Time) {
+	rec.setToken(tok, now)
+	if h.cfg.Learn != nil {
+		h.cfg.Learn(rec.Secrets()...)
+	}
 }
 
 // tokenError is the OAuth error code and description of a failed token
@@ -255,7 +269,7 @@ func (h *Handler) fetchClientCredentials(ctx context.Context, challenges []oauth
 	}
 	rec := &Record{Server: h.cfg.Server, Resource: h.cfg.URL, BoundTo: d.resource, Issuer: d.asm.Issuer, TokenURL: d.asm.TokenEndpoint,
 		RevocationURL: d.asm.RevocationEndpoint, ClientID: h.cfg.Spec.ClientID, AuthStyle: style, Scopes: scopes}
-	rec.setToken(tok, now)
+	h.took(rec, tok, now)
 	h.rec, h.failure = rec, ""
 	return h.cfg.Store.Save(rec)
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // LoginOptions are what an interactive login needs.
@@ -38,9 +39,12 @@ type LoginOptions struct {
 // metadata document, pre-registered client or dynamic registration, PKCE
 // S256, the state and issuer checks, the resource parameter), with the
 // redirect to a loopback listener on a free port, and stores the token.
-func Login(ctx context.Context, o LoginOptions) (*Record, error) {
-	if o.Spec.Transport != messages.TransportHTTP {
-		return nil, fmt.Errorf("server %q is not a streamable HTTP server: nothing to log in to", o.Spec.Name)
+// A streamable HTTP server is connected with the handler as its OAuth
+// hook, an HTTP+SSE one with the handler in front of its requests
+// (Transport).
+func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
+	if o.Spec.Transport != messages.TransportHTTP && o.Spec.Transport != messages.TransportSSE {
+		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
 	if o.Client == nil {
 		o.Client = &http.Client{}
@@ -64,10 +68,28 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		spec = &messages.OAuthSpec{}
 	}
 	prev, _ := o.Store.Load(o.Spec.Name, o.Spec.URL)
+	// Discovery ahead of the flow, for the record (issuer, revocation,
+	// the resource) and for a 2025-03-26 server whose metadata names an
+	// issuer with a path, which the go-sdk is shown the current way.
+	// Its failure is the go-sdk's to report.
+	metaClient := o.Client
+	d, derr := discover(ctx, o.Client, o.Spec.URL, nil)
+	if derr == nil && d.legacy {
+		if metaClient, err = legacyClient(o.Client, o.Spec.URL, d.asm); err != nil {
+			return nil, fmt.Errorf("oauth: %w", err)
+		}
+	}
 	var captured struct {
 		cfg *oauth2.Config
 		tok *oauth2.Token
 	}
+	defer func() {
+		// A failure after the token exchange (the server refusing the
+		// connection, say) may quote the token: the error never does.
+		if err != nil && captured.tok != nil {
+			err = errors.New(reconciler.NewRedactor(captured.tok.AccessToken, captured.tok.RefreshToken).Redact(err.Error()))
+		}
+	}()
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -93,7 +115,7 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 			return out
 		},
 		RequestRefreshToken: true,
-		Client:              o.Client,
+		Client:              metaClient,
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			captured.cfg, captured.tok = c, t
 			return oauth2.StaticTokenSource(t), nil
@@ -113,7 +135,27 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: "login"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
+	u, err := url.Parse(o.Spec.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parse url: %w", err)
+	}
+	sse := *o.Client
+	sse.Transport = Transport(h, u.Scheme+"://"+u.Host, o.Client.Transport)
+	overSSE := &mcp.SSEClientTransport{Endpoint: o.Spec.URL, HTTPClient: &sse}
+	var cs *mcp.ClientSession
+	if o.Spec.Transport == messages.TransportSSE {
+		cs, err = client.Connect(ctx, overSSE, nil)
+	} else {
+		cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
+		if err != nil && captured.tok != nil && ctx.Err() == nil {
+			// Authorized, then refused as streamable HTTP: an http server
+			// that speaks only HTTP+SSE, as the daemon's transport
+			// detection finds; the handler has the token now.
+			if sseCS, sseErr := client.Connect(ctx, overSSE, nil); sseErr == nil {
+				cs, err = sseCS, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("log in to %s: %w", o.Spec.Name, err)
 	}
@@ -125,7 +167,7 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: captured.cfg.Endpoint.AuthStyle,
 		Scopes: captured.cfg.Scopes}
 	rec.setToken(captured.tok, o.Now())
-	if d, err := discover(ctx, o.Client, o.Spec.URL, nil); err == nil {
+	if derr == nil {
 		rec.Issuer, rec.RevocationURL = d.asm.Issuer, d.asm.RevocationEndpoint
 		if d.resource != o.Spec.URL {
 			rec.BoundTo = d.resource

@@ -36,17 +36,33 @@ func newCodeServer(t *testing.T) *codeServer {
 	c := &codeServer{pending: map[string]url.Values{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]any{"issuer": c.srv.URL, "authorization_endpoint": c.srv.URL + "/authorize",
-			"token_endpoint": c.srv.URL + "/token", "registration_endpoint": c.srv.URL + "/register",
-			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}})
+		writeJSON(w, 200, c.metadata(""))
 	})
-	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+	c.routes(mux, "")
+	c.srv = httptest.NewServer(mux)
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// metadata is the RFC 8414 document of the server whose endpoints are
+// under prefix; the issuer is the URL of the prefix.
+func (c *codeServer) metadata(prefix string) map[string]any {
+	base := c.srv.URL + prefix
+	return map[string]any{"issuer": base, "authorization_endpoint": base + "/authorize",
+		"token_endpoint": base + "/token", "registration_endpoint": base + "/register",
+		"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}}
+}
+
+// routes serves the registration, authorization and token endpoints
+// under prefix.
+func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
+	mux.HandleFunc(prefix+"/register", func(w http.ResponseWriter, r *http.Request) {
 		var m map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&m)
 		m["client_id"] = "registered-client"
 		writeJSON(w, 201, m)
 	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(prefix+"/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if q.Get("code_challenge_method") != "S256" || q.Get("resource") == "" {
 			http.Error(w, "PKCE S256 and resource required", 400)
@@ -57,7 +73,7 @@ func newCodeServer(t *testing.T) *codeServer {
 		c.mu.Unlock()
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
-	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(prefix+"/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		c.mu.Lock()
 		q := c.pending[r.PostForm.Get("code")]
@@ -73,9 +89,6 @@ func newCodeServer(t *testing.T) *codeServer {
 		writeJSON(w, 200, map[string]any{"access_token": "login-access-zq", "token_type": "Bearer", "expires_in": 600,
 			"refresh_token": "login-refresh-zq", "scope": "tools"})
 	})
-	c.srv = httptest.NewServer(mux)
-	t.Cleanup(c.srv.Close)
-	return c
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -174,5 +187,134 @@ func TestLogin_StateMismatchIsRefused(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "state mismatch") {
 		t.Fatalf("login with a forged state: %v", err)
+	}
+}
+
+// legacyServer is a 2025-03-26 server: one origin serves the MCP endpoint
+// (no protected resource metadata) and the authorization server, whose
+// endpoints are under /oauth and whose metadata, at the root well-known
+// path, names the issuer ".../oauth".
+func legacyServer(t *testing.T) (*codeServer, string) {
+	c := &codeServer{pending: map[string]url.Values{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, c.metadata("/oauth"))
+	})
+	c.routes(mux, "/oauth")
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		if tok != "login-access-zq" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	m := mcp.NewServer(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Stateless: true})
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(h))
+	c.srv = httptest.NewServer(mux)
+	t.Cleanup(c.srv.Close)
+	return c, c.srv.URL + "/mcp"
+}
+
+// followRedirect is a browser that follows the authorization server's
+// redirect to the loopback listener.
+func followRedirect(authURL string) error {
+	resp, err := http.Get(authURL)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// A 2025-03-26 server whose origin metadata names an issuer with a path
+// (the go-sdk alone refuses the issuer mismatch) is logged in to with that
+// document's endpoints.
+func TestLogin_2025_03_26MetadataAtTheOriginNamingAnIssuerWithAPath(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	as, u := legacyServer(t)
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "legacy", Transport: messages.TransportHTTP, URL: u},
+		Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if rec.TokenURL != as.srv.URL+"/oauth/token" || rec.Issuer != as.srv.URL+"/oauth" || rec.AccessToken != "login-access-zq" {
+		t.Errorf("record: token URL %q, issuer %q", rec.TokenURL, rec.Issuer)
+	}
+}
+
+// A login to an HTTP+SSE server (2024-11-05) runs the same flow, through
+// the SSE transport with the handler in front of its requests; so does
+// one to an http server that speaks only HTTP+SSE (as transport detection
+// finds it), once the token is there.
+func TestLogin_SSEServer(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []messages.Transport{messages.TransportSSE, messages.TransportHTTP} {
+		t.Run(string(transport), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			as := newCodeServer(t)
+			mux := http.NewServeMux()
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+				if tok != "login-access-zq" {
+					return nil, auth.ErrInvalidToken
+				}
+				return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+			}
+			m := mcp.NewServer(&mcp.Implementation{Name: "sse", Version: "1"}, nil)
+			h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return m }, nil)
+			mux.Handle("/sse", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/sse"})(h))
+			mux.Handle("/.well-known/oauth-protected-resource/sse", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+				Resource: srv.URL + "/sse", AuthorizationServers: []string{as.srv.URL}}))
+			rec, err := oauth.Login(ctx, oauth.LoginOptions{
+				Spec:  messages.ServerSpec{Name: "sse", Transport: transport, URL: srv.URL + "/sse"},
+				Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
+			})
+			if err != nil {
+				t.Fatalf("login: %v", err)
+			}
+			if rec.AccessToken != "login-access-zq" || as.resource != srv.URL+"/sse" {
+				t.Errorf("record %+v, bound to %q", rec.Summary(), as.resource)
+			}
+		})
+	}
+}
+
+// A server that refuses the connection once authorized, quoting the
+// token in its error, does not get it into the login's error.
+func TestLogin_ErrorAfterTheTokenNeverQuotesIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	as := newCodeServer(t)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tok == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": 1,
+			"error": map[string]any{"code": -32600, "message": "token " + tok + " and login-refresh-zq refused"}})
+	})
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: srv.URL + "/mcp", AuthorizationServers: []string{as.srv.URL}}))
+	_, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "rude", Transport: messages.TransportHTTP, URL: srv.URL + "/mcp"},
+		Store: oauth.Store{Dir: t.TempDir()}, Open: followRedirect,
+	})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("login: %v, want the server's refusal", err)
+	}
+	if strings.Contains(err.Error(), "login-access-zq") || strings.Contains(err.Error(), "login-refresh-zq") {
+		t.Errorf("login error %q quotes the token", err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type configFlags struct {
 	workspace  string
 	discover   bool
 	cacheDir   string
+	autostart  autostartFlag
 
 	// project lists the configs mcpvisor picked by itself in the project
 	// (absolute): they run only as approved. Empty when the user named
@@ -43,7 +45,27 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.discover, "discover", false, "read the MCP config files of the tools installed for this user (Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Cline, Roo, Gemini), project files first and running only once approved (see docs/config.md)")
 	fs.StringVar(&f.workspace, "workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the catalog cache: each server's last tools, prompts and resources, listed while it starts (default $XDG_CACHE_HOME/mcpvisor, else ~/.cache/mcpvisor; - turns it off)")
+	fs.Var(&f.autostart, "autostart", "when servers whose entry sets no autostart start: eager (at once) or lazy (idle until a tool call, prompt get or resource read needs one, listed meanwhile; see idleTimeout in docs/config.md)")
 	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
+}
+
+// autostartFlag is --autostart; unset means eager.
+type autostartFlag struct{ policy messages.Autostart }
+
+func (f *autostartFlag) String() string {
+	if f == nil || f.policy == "" {
+		return string(messages.AutostartEager)
+	}
+	return string(f.policy)
+}
+
+func (f *autostartFlag) Set(s string) error {
+	a, ok := reconciler.AutostartOf(s)
+	if !ok {
+		return fmt.Errorf("%q: use eager or lazy", s)
+	}
+	f.policy = a
+	return nil
 }
 
 // envPolicyFlag is --inherit-env; unset means all.
@@ -104,6 +126,7 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		InputsFile:       inputStorePath(lookup),
 		Workspace:        f.workspace,
 		CacheDir:         f.cacheDirOr(lookup),
+		Autostart:        f.autostart.policy,
 	}
 }
 

@@ -46,3 +46,37 @@ func TestConfigFlags_InheritEnv(t *testing.T) {
 		t.Error("--inherit-env 'A B' accepted")
 	}
 }
+
+// --autostart, on run and serve, sets the Supervisor's default for
+// entries without autostart.
+func TestConfigFlags_Autostart(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) (string, bool) { return "", false }
+	tests := []struct {
+		args []string
+		want messages.Autostart
+	}{
+		{nil, ""},
+		{[]string{"--autostart", "eager"}, messages.AutostartEager},
+		{[]string{"--autostart", "lazy"}, messages.AutostartLazy},
+	}
+	for _, tt := range tests {
+		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("run %q: %v", tt.args, err)
+		}
+		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("serve %q: %v", tt.args, err)
+		}
+		if got := rf.options(zap.NewNop(), noEnv).Autostart; got != tt.want {
+			t.Errorf("run %q: Autostart = %q, want %q", tt.args, got, tt.want)
+		}
+		if got := sf.options(zap.NewNop(), noEnv).Autostart; got != tt.want {
+			t.Errorf("serve %q: Autostart = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	if _, err := parseServeFlags([]string{"--autostart", "later"}, IO{Stderr: io.Discard, LookupEnv: noEnv}); err == nil {
+		t.Error("--autostart later accepted")
+	}
+}

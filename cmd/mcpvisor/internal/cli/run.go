@@ -60,6 +60,12 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	defer func() { _ = log.Sync() }()
+	tp, flushTraces, err := startTracing(ctx, "run", io)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
+		return ExitUsage
+	}
+	defer flushTraces() // after the Supervisor closed: its last spans have ended
 	var token apiToken
 	if apiOn(f.listen) {
 		if token, err = serverToken(f.tokenFile, io.LookupEnv); err == nil {
@@ -81,6 +87,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	// Servers' log messages become server.log events: ask those that
 	// support logging/setLevel for info and above.
 	opts.LogLevel = "info"
+	opts.TracerProvider = tp
 	sup, err := actors.Start(opts)
 	if err != nil {
 		if listener != nil {

@@ -156,6 +156,12 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	defer func() { _ = log.Sync() }()
+	tp, flushTraces, err := startTracing(ctx, "serve", io)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
+		return ExitUsage
+	}
+	defer flushTraces() // after the Supervisor closed: its last spans have ended
 
 	// The token and the listener come before any server starts, so a
 	// refusal or a taken port costs nothing.
@@ -186,6 +192,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token.value}
+	opts.TracerProvider = tp
 	// Servers' sampling and elicitation requests and log messages go to
 	// the gateway's clients (the relay is bound once the gateway exists).
 	relay := &gateway.Relay{}
@@ -204,7 +211,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// Of two servers claiming one name, URI or URI template, the one
 	// declared first wins: the gateway ranks them by these files.
 	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
-	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order))
+	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order), gateway.WithTracerProvider(tp))
 	relay.Bind(gw)
 	gw.HoldFirstLists(f.startupWait, nil)
 	follow, stopFollowing := context.WithCancel(context.Background())

@@ -1,0 +1,180 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// The shell's half of lazy servers (the rules are the fleet's, in
+// reconciler/fleet_lazy.go): requests ask the reconciler for a lazy
+// server (useServer) and hold it until they end (releaseServer); idle
+// timers run on the quartz clock; and an idle server whose catalog is not
+// known is started once to list it (catalogKnown decides).
+
+// Messages private to the reconciler actor, for lazy servers.
+type (
+	// useServer asks for server on behalf of one request: reply
+	// (buffered, 1) gets the session to send it to once the server is
+	// ready, or why not. Whoever sends it sends a releaseServer with the
+	// same id once the request is done, or once it gives up waiting.
+	useServer struct {
+		id     string
+		server string
+		reply  chan<- useAnswer
+	}
+	releaseServer struct {
+		id     string
+		server string
+	}
+	useAnswer struct {
+		session *actor.PID
+		err     error
+	}
+	idleDue struct {
+		server string
+		token  uint64
+	}
+)
+
+type idleTimer struct {
+	timer *quartz.Timer
+	token uint64
+}
+
+func (r *reconcilerActor) useServer(c actor.Context, m *useServer) {
+	r.users[m.id] = m.reply
+	r.step(c, reconciler.ServerWanted{Now: r.now(), ID: m.id, Server: m.server})
+}
+
+func (r *reconcilerActor) releaseServer(c actor.Context, m *releaseServer) {
+	delete(r.users, m.id) // a wait given up gets no answer any more
+	r.step(c, reconciler.ServerReleased{Now: r.now(), ID: m.id, Server: m.server})
+}
+
+// answerUse queues the answer to a use for flush, after the view swap.
+func (r *reconcilerActor) answerUse(id string, a useAnswer) {
+	if reply, ok := r.users[id]; ok {
+		r.answers = append(r.answers, queuedAnswer{reply: reply, answer: a})
+	}
+}
+
+type queuedAnswer struct {
+	reply  chan<- useAnswer
+	answer useAnswer
+}
+
+func (r *reconcilerActor) grant(e reconciler.Grant) {
+	ls := r.sessions[e.Session]
+	if ls == nil {
+		r.answerUse(e.ID, useAnswer{err: fmt.Errorf("%w: %q", ErrNotReady, e.Server)})
+		return
+	}
+	r.answerUse(e.ID, useAnswer{session: ls.pid})
+}
+
+func (r *reconcilerActor) refuse(e reconciler.Refuse) {
+	r.answerUse(e.ID, useAnswer{err: fmt.Errorf("%w: %q: %s", ErrNotReady, e.Server, e.Error)})
+}
+
+// sendAnswers hands out the queued answers; each reply channel holds one.
+func (r *reconcilerActor) sendAnswers() {
+	for _, q := range r.answers {
+		select {
+		case q.reply <- q.answer:
+		default: // answered already; never block the mailbox
+		}
+	}
+	clear(r.answers)
+	r.answers = r.answers[:0]
+}
+
+// armIdle arms a quartz timer whose callback only sends.
+func (r *reconcilerActor) armIdle(c actor.Context, e reconciler.ArmIdle) {
+	r.cancelIdle(e.Server)
+	self, root := c.Self(), c.ActorSystem().Root
+	due := &idleDue{server: e.Server, token: e.Token}
+	t := r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, due) }, "reconciler", "idle")
+	r.idleTimers[e.Server] = idleTimer{timer: t, token: e.Token}
+}
+
+func (r *reconcilerActor) cancelIdle(server string) {
+	if t, ok := r.idleTimers[server]; ok {
+		t.timer.Stop("reconciler", "idle")
+		delete(r.idleTimers, server)
+	}
+}
+
+func (r *reconcilerActor) idleDue(c actor.Context, m *idleDue) {
+	if t, ok := r.idleTimers[m.server]; ok && t.token == m.token {
+		delete(r.idleTimers, m.server)
+	}
+	r.step(c, reconciler.IdleDue{Now: r.now(), Server: m.server, Token: m.token})
+}
+
+// primeCatalogs starts, once, each server that went idle without a
+// catalog the shell knows, to list it (the fleet stops it again after).
+func (r *reconcilerActor) primeCatalogs(c actor.Context) {
+	for _, name := range r.fleet.TakeIdled() {
+		if row, ok := r.fleet.Row(name); ok && !r.catalogKnown(row) {
+			r.step(c, reconciler.CatalogWanted{Now: r.now(), Server: name})
+		}
+	}
+}
+
+// catalogKnown is the one place that says whether an idle server's
+// catalog is known without starting it: listed by a session of its
+// current spec. A catalog kept elsewhere (on disk) answers here too.
+func (r *reconcilerActor) catalogKnown(row reconciler.Row) bool {
+	return row.CatalogCurrent
+}
+
+// use holds a lazy server for one request: it asks the reconciler for
+// it, which starts it if it is idle, and waits (at most the server's
+// connect timeout, since a start takes that long at most) for the session
+// to send the request to. release ends the hold; call it exactly once,
+// after the request.
+func (s *Supervisor) use(ctx context.Context, row *serverRow) (session *actor.PID, release func(), err error) {
+	id := fmt.Sprintf("use-%d", s.uses.Add(1))
+	server := row.status.Name
+	release = func() { s.sys.Root.Send(s.pids.Reconciler, &releaseServer{id: id, server: server}) }
+	reply := make(chan useAnswer, 1)
+	s.sys.Root.Send(s.pids.Reconciler, &useServer{id: id, server: server, reply: reply})
+	wait := row.connectTimeout
+	bound := s.env.clock.NewTimer(wait, "supervisor", "start-wait")
+	defer bound.Stop("supervisor", "start-wait")
+	select {
+	case a := <-reply:
+		if a.err != nil {
+			release()
+			return nil, nil, s.replyErr(a.err)
+		}
+		return a.session, release, nil
+	case <-ctx.Done():
+		release()
+		return nil, nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+	case <-s.env.ending.done:
+		return nil, nil, s.Err()
+	case <-bound.C:
+		release()
+		err := fmt.Errorf("%w: %q did not start within %s (connect timeout)", ErrNotReady, server, wait)
+		if now, ok := s.view.load().row(server); ok && now.status.LastError != "" {
+			err = fmt.Errorf("%w; last error: %s", err, now.status.LastError)
+		}
+		return nil, nil, err
+	}
+}
+
+// startWait is the connect timeout that bounds a request's wait for a
+// lazy server: its own, else the default.
+func startWait(own, def time.Duration) time.Duration {
+	if own > 0 {
+		return own
+	}
+	return def
+}

@@ -1,0 +1,50 @@
+package actors
+
+import (
+	"sync/atomic"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// redacting is what removes secrets from text: a reconciler.Redactor, or
+// a session's sessionRedactor.
+type redacting interface {
+	Redact(text string) string
+}
+
+// sessionRedactor is a session's redactor: the server's secrets, and
+// those the session obtains while it runs (every token an OAuth refresh,
+// a client-credentials request or a step-up brings). The OAuth handler
+// adds a token before it sends or returns it, so no text the token can
+// reach (an error, an event, a log line) is redacted without it. Safe for
+// concurrent use: the session's calls redact on goroutines of their own,
+// and the handler learns on the transport's.
+type sessionRedactor struct {
+	cur atomic.Pointer[reconciler.Redactor]
+}
+
+func newSessionRedactor(base *reconciler.Redactor) *sessionRedactor {
+	r := &sessionRedactor{}
+	r.cur.Store(base)
+	return r
+}
+
+// Redact removes every secret known so far from text.
+func (r *sessionRedactor) Redact(text string) string { return r.cur.Load().Redact(text) }
+
+// learn adds secrets; the ones known stay.
+func (r *sessionRedactor) learn(secrets ...string) {
+	if len(secrets) == 0 {
+		return
+	}
+	for {
+		old := r.cur.Load()
+		if r.cur.CompareAndSwap(old, old.With(secrets...)) {
+			return
+		}
+	}
+}
+
+// fixed is the redactor as it is now, for what is set up once (a stdio
+// server's stderr ring: stdio servers obtain no tokens).
+func (r *sessionRedactor) fixed() *reconciler.Redactor { return r.cur.Load() }

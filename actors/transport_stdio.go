@@ -1,0 +1,100 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stdioTransport starts a server process and speaks MCP over its stdin and
+// stdout, as the go-sdk's CommandTransport does, with one difference: the
+// process is waited for by a goroutine of its own, which publishes the exit
+// (closing exited) only once Wait has written cmd.ProcessState. Whoever reads
+// the exit status goes through exitState, so no read races the write; the
+// go-sdk's transport waits for the process inside Close, and can return from
+// Close (a signal that fails, a wait it gave up) while its Wait still runs.
+type stdioTransport struct {
+	cmd *exec.Cmd
+	// terminate bounds each step of Close's escalation (close stdin, then
+	// SIGTERM, then SIGKILL). It is a backstop beyond the session's own
+	// stop on the quartz clock (close, grace, SIGTERM, a second, SIGKILL to
+	// the whole group), so it must never overtake it.
+	terminate time.Duration
+	exited    chan struct{}
+	waitErr   error // written before exited is closed
+}
+
+func newStdioTransport(cmd *exec.Cmd, terminate time.Duration) *stdioTransport {
+	return &stdioTransport{cmd: cmd, terminate: terminate, exited: make(chan struct{})}
+}
+
+// Connect starts the process. It may be called once.
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		t.waitErr = t.cmd.Wait()
+		close(t.exited)
+	}()
+	// The connection ends by closing stdin (the spec's stdio shutdown),
+	// never stdout, which Wait closes once the process is gone.
+	pipes := &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: &stdinCloser{stdin: stdin, t: t}}
+	return pipes.Connect(ctx)
+}
+
+// exitState is the process's exit status once it has been waited for, else
+// nil (not started, or still running).
+func (t *stdioTransport) exitState() *os.ProcessState {
+	select {
+	case <-t.exited:
+		return t.cmd.ProcessState
+	default:
+		return nil
+	}
+}
+
+// stdinCloser is the connection's writer: closing it closes the server's
+// stdin and waits for the process to exit, escalating to SIGTERM and then
+// SIGKILL if it does not.
+type stdinCloser struct {
+	stdin io.WriteCloser
+	t     *stdioTransport
+}
+
+func (w *stdinCloser) Write(p []byte) (int, error) { return w.stdin.Write(p) }
+
+func (w *stdinCloser) Close() error {
+	closeErr := w.stdin.Close()
+	t := w.t
+	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
+		if sig != 0 {
+			_ = t.cmd.Process.Signal(sig)
+		}
+		// Real time, not the quartz clock: this is the backstop for a
+		// process nothing else stops, and a test's mock clock would never
+		// let it fire.
+		timer := time.NewTimer(t.terminate)
+		select {
+		case <-t.exited:
+			timer.Stop()
+			return errors.Join(closeErr, t.waitErr)
+		case <-timer.C:
+		}
+	}
+	return errors.Join(closeErr, errors.New("server process did not exit after SIGKILL"))
+}
