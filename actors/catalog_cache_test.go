@@ -23,6 +23,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // heldServers dials in-memory servers that answer the handshake only once
@@ -208,6 +209,46 @@ func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
 	}
 	if _, err := sup.CallTool(ctx, "nope", nil); !errors.Is(err, actors.ErrUnknownTool) {
 		t.Errorf("call of a tool nobody lists: %v, want ErrUnknownTool", err)
+	}
+}
+
+// A lazy server whose catalog the cache knows is not started to list it:
+// it is idle, listed from the cache, and the first call of a cached tool
+// starts it and is answered. Its live catalog, the same, announces
+// nothing.
+func TestCatalogCache_ALazyServerIsListedFromTheCacheUntilUsed(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	dir := t.TempDir()
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	writeConfig(t, config, map[string]any{"a": map[string]any{"command": "in-memory", "autostart": "lazy"}})
+	mk := map[string]func() *mcp.Server{"a": toolServer(tool("echo", "e"))}
+	warmCache(t, ctx, dir, config, mk) // a lazy server without a known catalog is started once to list it
+
+	f := newFleet(t, mk)
+	sup, rec := startInMemory(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), f, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
+	_, ev := rec.WaitFor(ctx, 0, "cached tools", func(e messages.Event) bool { tc, ok := e.(*messages.ToolsChanged); return ok && tc.Server == "a" })
+	if tc := ev.(*messages.ToolsChanged); !slices.Equal(tc.Added, []string{"echo"}) || !tc.Tools[0].Cached {
+		t.Fatalf("cached tools announced %+v, want echo, cached", tc)
+	}
+	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	if row := sup.Status().Servers[0]; row.State != messages.StateIdle || !row.Cached || row.Tools != 1 {
+		t.Fatalf("status row %+v: want idle, cached, 1 tool", row)
+	}
+	if n := f.dialCount("a"); n != 0 {
+		t.Fatalf("the lazy server was dialled %d times to list a catalog the cache knows", n)
+	}
+	mark := rec.Len()
+	res, err := sup.CallTool(ctx, "a__echo", map[string]any{})
+	if err != nil {
+		t.Fatalf("call of a cached tool of a lazy server: %v", err)
+	}
+	if got := testkit.Text(res); got != "echo" {
+		t.Errorf("call answered %q, want echo", got)
+	}
+	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	if evs := catalogEventsOf(rec.Since(mark), "a"); len(evs) != 0 {
+		t.Errorf("the live catalog equals the cached one, yet catalog events came: %+v", evs)
 	}
 }
 

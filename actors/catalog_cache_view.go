@@ -10,13 +10,16 @@ import (
 // The reconciler's half of the catalog cache. It knows every entry (read
 // in Start, then each serving session's catalog as it changes) and shows
 // a server's entry while the server is not up yet: the view's row of a
-// pending or starting server, on its first attempt, whose entry matches
-// its spec (same name, config file and fingerprint) lists the entry's
-// tools, prompts, resources and templates, marked Cached (items and
-// status row), under the spec's tool filters and prefix. Such a row is
-// listed, not callable: a call or get of it is ErrNotReady, as for any
-// server not ready (by prefix, or by a bare name no ready server has); a
-// read of a cached URI is unknown until the server is up.
+// pending, starting or idle server, on its first attempt, that lists no
+// catalog of its own and whose entry matches its spec (same name, config
+// file and fingerprint) lists the entry's tools, prompts, resources and
+// templates, marked Cached (items and status row), under the spec's tool
+// filters and prefix. An eager server's such row is listed, not
+// callable: a call or get of it is ErrNotReady, as for any server not
+// ready (by prefix, or by a bare name no ready server has); a read of a
+// cached URI is unknown until the server is up. A lazy server's routes
+// as its own catalog would: a request starts it. And a lazy server whose
+// entry is known is not started just to list its catalog (catalogKnown).
 //
 // The catalog events follow what is shown, as they follow a live catalog:
 // for a server whose row shows its entry before or after a message, the
@@ -82,13 +85,26 @@ type knownCatalog struct {
 // showsCache says whether a row in this state shows its server's cached
 // catalog: not up yet, on its first attempt (a server that failed shows
 // nothing until it is up again, so a crash loop does not flap its tools
-// in and out of every client's list).
+// in and out of every client's list), or a lazy server idle before its
+// first session.
 func showsCache(st messages.ServerStatus) bool {
 	switch st.State {
-	case messages.StatePending, messages.StateStarting:
+	case messages.StatePending, messages.StateStarting, messages.StateIdle:
 		return st.Attempt == 0
 	}
 	return false
+}
+
+// knows reports whether the cache has a catalog for server that matches
+// its spec: a lazy server whose catalog it knows need not be started to
+// list it (catalogKnown).
+func (cs *cacheShell) knows(server string) bool {
+	spec, ok := cs.specs[server]
+	if !ok {
+		return false
+	}
+	_, ok = cs.lookup(spec)
+	return ok
 }
 
 // cacheDesired notes the desired state's specs and drops the entries that
@@ -120,8 +136,8 @@ func (r *reconcilerActor) cacheLive(server string, id uint64, cat catalog, whole
 	if cs.disk == nil || ls == nil {
 		return
 	}
-	if fr, ok := r.fleet.Row(server); !ok || !fr.Ready || fr.Status.Session != id {
-		return // stale, or not taken
+	if fr, ok := r.fleet.Row(server); !ok || !fr.Ready && !fr.Listed || fr.Status.Session != id {
+		return // stale, or not taken (a lazy server that listed its catalog to go idle took it)
 	}
 	next := &cachedCatalog{Version: cacheVersion, Server: server, Source: ls.spec.Source.Path, Key: cacheKey(ls.spec.Fingerprint)}
 	if prev := cs.live[server]; prev != nil && prev.Key == next.Key && prev.Source == next.Source {
@@ -169,10 +185,13 @@ func markedCopy(e *cachedCatalog) *cachedCatalog {
 	return &out
 }
 
-// cachedRow fills in a row that is not ready with its server's cached
+// cachedRow fills in a row that lists no catalog of its own (not ready,
+// not a lazy server that listed one this run) with its server's cached
 // catalog, when its state shows one and the cache has one for its spec.
+// A lazy server's cached items route as its own would: a request starts
+// it.
 func (r *reconcilerActor) cachedRow(row *serverRow, fr reconciler.Row) {
-	if fr.Ready || !showsCache(fr.Status) {
+	if fr.Listed || !showsCache(fr.Status) {
 		return
 	}
 	spec, ok := r.cache.specs[fr.Status.Name]
@@ -190,6 +209,16 @@ func (r *reconcilerActor) cachedRow(row *serverRow, fr reconciler.Row) {
 	row.cat.templates = sortedBy(known.templates, func(t messages.ResourceTemplate) string { return t.URITemplate })
 	row.status.Tools, row.status.Prompts = len(row.tools), len(row.cat.prompts)
 	row.status.Resources, row.status.Templates = len(row.cat.resources), len(row.cat.templates)
+	if fr.Lazy {
+		row.ready = true
+		row.exposed = make(map[string]bool, len(row.tools))
+		for _, t := range row.tools {
+			row.exposed[t.Name] = true
+		}
+		for _, t := range row.cat.templates {
+			row.cat.matchers = append(row.cat.matchers, &templateMatcher{template: t.URITemplate})
+		}
+	}
 }
 
 // takeCacheTouched returns the servers whose entries changed since the
