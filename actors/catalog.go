@@ -22,7 +22,7 @@ import (
 // ErrCallTimeout, ErrCanceled. Each runs under the server's call timeout.
 
 // Prompts returns the prompts of every ready server, sorted by server and
-// name. Expose each as QualifiedName(p.Prefix, p.Name).
+// name (and the cached ones, as Tools). Expose each as QualifiedName(p.Prefix, p.Name).
 func (s *Supervisor) Prompts() []messages.Prompt {
 	return s.view.load().prompts()
 }
@@ -55,14 +55,16 @@ func (s *Supervisor) promptRow(name string) (*serverRow, string, error) {
 }
 
 // Resources returns the resources of every ready server, sorted by server
-// and URI. A URI two servers list is owned by the first in config order;
+// and URI (and the cached ones, as Tools, which no read reaches until
+// their server is ready). A URI two servers list is owned by the first in config order;
 // the other's entry is left out (and reported as a CatalogConflict).
 func (s *Supervisor) Resources() []messages.Resource {
 	return s.view.load().resources()
 }
 
 // ResourceTemplates returns the resource templates of every ready server,
-// sorted by server and URI template; conflicts as for Resources.
+// sorted by server and URI template; conflicts and cached ones as for
+// Resources.
 func (s *Supervisor) ResourceTemplates() []messages.ResourceTemplate {
 	return s.view.load().templates()
 }

@@ -12,11 +12,13 @@
 //	            its children, which it never restarts; arms retry timers;
 //	            swaps the read-only fleet view, then publishes and replies);
 //	            it also counts the resource subscriptions per URI and has
-//	            the owning server's current session hold each upstream, and
+//	            the owning server's current session hold each upstream; it
 //	            answers the uses of lazy servers: a request for one asks
 //	            the reconciler for it (which starts it when idle) and waits
 //	            on its own goroutine, at most the connect timeout, for the
-//	            session to send the request to (reconciler_lazy.go)
+//	            session to send the request to (reconciler_lazy.go); and it
+//	            keeps the catalog cache: it shows the cached catalog of a
+//	            server not up yet and hands changed live ones to the writer
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files, trust store and input
@@ -76,6 +78,12 @@
 //     the notifications read before its result to be relayed. A
 //     logging/setLevel and each roots update run on a goroutine of the
 //     session's, counted in the WaitGroup.
+//   - The catalog cache's writer (catalog_cache.go) is started by Start,
+//     unless Options.CacheDir is "-", and writes and removes the cache's
+//     entries the reconciler hands it; Supervisor.Close closes it once the
+//     actors have stopped, and it ends after writing what was pending
+//     (counted in the WaitGroup). The cache is read in Start, on the
+//     caller's goroutine.
 //   - The watcher actor starts the file watcher and closes it when it stops.
 //   - Each Feed (Supervisor.Follow) runs one goroutine that copies events
 //     from the journal to its channel; Feed.Close ends it and waits, and

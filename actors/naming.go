@@ -73,6 +73,11 @@ func (s *fleetSnapshot) routeItem(name string, kind itemKind) (*serverRow, strin
 			return row, name, nil
 		}
 	}
+	for _, row := range s.bare {
+		if row.cached && row.listsCached(name, kind) {
+			return nil, "", fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
+		}
+	}
 	if prefix, _, ok := SplitName(name); ok && len(s.bare) == 0 {
 		return nil, "", fmt.Errorf("%w: no server has the prefix %q", ErrUnknownServer, prefix)
 	}

@@ -59,6 +59,14 @@ type Options struct {
 	// actors/oauth); default: $XDG_STATE_HOME/mcpvisor/oauth, or
 	// ~/.local/state/mcpvisor/oauth. "-" turns OAuth off.
 	OAuthDir string
+	// CacheDir holds the catalog cache: each server's last catalog, shown
+	// while the server starts (see docs/architecture.md, "Catalog
+	// cache"); default DefaultCacheDir: $XDG_CACHE_HOME/mcpvisor, or
+	// ~/.cache/mcpvisor. "-" turns the cache off.
+	CacheDir string
+	// cacheEntryBytes and cacheTotalBytes replace MaxCachedCatalogBytes
+	// and MaxCatalogCacheBytes (internal tests make them small).
+	cacheEntryBytes, cacheTotalBytes int
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
 
@@ -178,6 +186,18 @@ func (o Options) withDefaults() Options {
 	if o.OAuthDir == "" {
 		o.OAuthDir, _ = oauth.DefaultDir(os.Getenv)
 	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = DefaultCacheDir(os.LookupEnv, o.Home)
+	}
+	if o.cacheEntryBytes <= 0 {
+		o.cacheEntryBytes = MaxCachedCatalogBytes
+	}
+	if o.cacheTotalBytes <= 0 {
+		o.cacheTotalBytes = MaxCatalogCacheBytes
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
@@ -192,9 +212,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WorkDir == "" {
 		o.WorkDir, _ = os.Getwd()
-	}
-	if o.Home == "" {
-		o.Home, _ = os.UserHomeDir()
 	}
 	defaultDuration(&o.Debounce, 100*time.Millisecond)
 	defaultDuration(&o.MaxWait, 2*time.Second)
@@ -264,6 +281,10 @@ type environment struct {
 	ending *ending
 	// tracing is nil without Options.TracerProvider.
 	tracing *tracing
+	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
+	// it held at start, for the reconciler.
+	catalogs       *catalogCache
+	cachedCatalogs map[string]*cachedCatalog
 	// ctx is the parent of every session's lifeline; cancel ends them all
 	// (a failure does, and Close, whatever state the actors are in).
 	ctx    context.Context

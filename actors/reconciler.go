@@ -3,6 +3,7 @@ package actors
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -48,6 +49,8 @@ type reconcilerActor struct {
 	// of where URIs route is to be applied to them after the view swap.
 	subs    map[string]*resourceSub
 	reroute bool
+	// cache is the catalog cache's state (catalog_cache_view.go).
+	cache cacheShell
 
 	// Of the message being handled: its events and replies, sent after the
 	// view is swapped.
@@ -101,6 +104,7 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 			users:    map[string]chan<- useAnswer{},
 			waiters:  map[string]chan<- messages.Event{},
 			subs:     map[string]*resourceSub{},
+			cache:    newCacheShell(env.catalogs, env.cachedCatalogs),
 		}
 	})
 }
@@ -108,6 +112,7 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *messages.DesiredState:
+		r.cacheDesired(m)
 		r.step(c, reconciler.DesiredArrived{Now: r.now(), Desired: m})
 	case *messages.Resync:
 		r.step(c, reconciler.ResyncArrived{Now: r.now(), Resync: m})
@@ -224,9 +229,14 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
 	r.primeCatalogs(c)
-	if names, changed := r.fleet.TakeChanged(); changed {
+	names, changed := r.fleet.TakeChanged()
+	if cached := r.takeCacheTouched(); len(cached) > 0 {
+		names, changed = slices.Compact(slices.Sorted(slices.Values(append(names, cached...)))), true
+	}
+	if changed {
 		old := r.view.load()
 		r.refreshView(names)
+		r.publishCachedCatalogs(old, names)
 		r.pushLiveRoots(c, old, names)
 	}
 	r.rerouteSubscriptions(c)
@@ -273,6 +283,7 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
 		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
 		Transport: m.transport})
+	r.cacheLive(m.server, m.id, m.cat, true)
 }
 
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {

@@ -47,6 +47,7 @@ func (r *reconcilerActor) sessionCatalog(c actor.Context, m *sessionCatalog) {
 	if cat.kinds&kindResources != 0 {
 		r.step(c, reconciler.SessionResources{Server: m.server, Session: m.id, Resources: cat.resources, Templates: cat.templates, Skipped: cat.skipped})
 	}
+	r.cacheLive(m.server, m.id, cat, false)
 }
 
 // noteCatalogEvent marks the subscriptions for rerouting when an event

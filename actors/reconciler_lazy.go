@@ -108,7 +108,7 @@ func (r *reconcilerActor) primeCatalogs(c actor.Context) {
 // catalog is known without starting it: listed by a session of its
 // current spec. A catalog kept elsewhere (on disk) answers here too.
 func (r *reconcilerActor) catalogKnown(row reconciler.Row) bool {
-	return row.CatalogCurrent
+	return row.CatalogCurrent || r.cache.knows(row.Status.Name)
 }
 
 // use holds a lazy server for one request: it asks the reconciler for

@@ -75,6 +75,7 @@ func Start(opts Options) (*Supervisor, error) {
 	}
 	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
+	s.env.startCatalogCache()
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &rootActor{env: s.env, view: s.view, paths: paths, started: started}
@@ -146,8 +147,10 @@ func (s *Supervisor) Status() messages.Status {
 }
 
 // Tools returns the exposed tools of every ready server (and of every lazy
-// server between sessions, which a call starts), sorted by server and
-// name. Expose each as QualifiedName(t.Prefix, t.Name). A failed
+// server between sessions, which a call starts), and the cached ones
+// (Tool.Cached) of every server that is not up yet and shows its last
+// catalog (see Options.CacheDir), sorted by server and name. Expose each
+// as QualifiedName(t.Prefix, t.Name). A failed
 // Supervisor has none.
 func (s *Supervisor) Tools() []messages.Tool {
 	if s.env.ending.failed() != nil {
@@ -280,6 +283,9 @@ func (s *Supervisor) Close() error {
 		s.env.ending.end(ErrClosed)
 		s.closeErr = s.stopActors()
 		s.env.cancel() // no lifeline outlives Close
+		if s.env.catalogs != nil {
+			s.env.catalogs.close() // the writer writes what is pending, then ends
+		}
 		s.env.work.Wait()
 		s.env.journal.Close()
 		if s.ownSystem {

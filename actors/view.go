@@ -39,10 +39,13 @@ type serverRow struct {
 	// named says the row has an exposed prefix (status.Prefix, maybe
 	// empty): the server is in the fleet with a spec, running or not.
 	named bool
-	tools []messages.Tool // exposed tools; empty unless ready
+	tools []messages.Tool // exposed tools; empty unless ready or cached
 	// ready says the row's catalog is exposed and requests route to it:
 	// the server is ready, or it is lazy and a request starts it.
 	ready bool
+	// cached says the row lists its server's cached catalog (tools and
+	// cat) while the server is not up yet (catalog_cache_view.go).
+	cached bool
 	// lazy says requests go through the reconciler (Supervisor.use),
 	// which starts the server and counts them; connectTimeout bounds
 	// their wait for it.
@@ -192,6 +195,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 			row.exposed[t.Name] = true
 		}
 	}
+	r.cachedRow(row, fr)
 	return row
 }
 
@@ -215,7 +219,8 @@ func (s *fleetSnapshot) status() messages.Status {
 	return st
 }
 
-// tools copies the exposed tools of every ready server.
+// tools copies the exposed tools of every ready server, and the cached
+// ones of every server that shows its cached catalog.
 func (s *fleetSnapshot) tools() []messages.Tool {
 	out := []messages.Tool{}
 	for _, row := range s.rows {

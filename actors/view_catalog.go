@@ -136,11 +136,12 @@ func (s *fleetSnapshot) templateOwner(template string) (*serverRow, bool) {
 	return s.resourceOwner(template)
 }
 
-// prompts copies the prompts of every ready server.
+// prompts copies the prompts of every ready server (or one that shows
+// its cached catalog, as for the rest of the catalog).
 func (s *fleetSnapshot) prompts() []messages.Prompt {
 	out := []messages.Prompt{}
 	for _, row := range s.rows {
-		if row.ready {
+		if row.ready || row.cached {
 			out = append(out, row.cat.prompts...)
 		}
 	}
@@ -151,7 +152,7 @@ func (s *fleetSnapshot) prompts() []messages.Prompt {
 func (s *fleetSnapshot) resources() []messages.Resource {
 	out := []messages.Resource{}
 	for _, row := range s.rows {
-		if !row.ready {
+		if !row.ready && !row.cached {
 			continue
 		}
 		for _, r := range row.cat.resources {
@@ -167,7 +168,7 @@ func (s *fleetSnapshot) resources() []messages.Resource {
 func (s *fleetSnapshot) templates() []messages.ResourceTemplate {
 	out := []messages.ResourceTemplate{}
 	for _, row := range s.rows {
-		if !row.ready {
+		if !row.ready && !row.cached {
 			continue
 		}
 		for _, t := range row.cat.templates {

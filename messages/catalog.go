@@ -18,6 +18,8 @@ type Prompt struct {
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
 	// Hash covers name, title, description and arguments.
 	Hash string `json:"hash"`
+	// Cached marks an item listed from the catalog cache, as Tool.Cached.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // PromptArgument is one argument a prompt takes.
@@ -43,6 +45,8 @@ type Resource struct {
 	Annotations any `json:"annotations,omitempty"`
 	// Hash covers every field above but Server.
 	Hash string `json:"hash"`
+	// Cached marks an item listed from the catalog cache, as Tool.Cached.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // ResourceTemplate is one URI template of one server (RFC 6570): a family
@@ -57,6 +61,8 @@ type ResourceTemplate struct {
 	Annotations any    `json:"annotations,omitempty"`
 	// Hash covers every field above but Server.
 	Hash string `json:"hash"`
+	// Cached marks an item listed from the catalog cache, as Tool.Cached.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // PromptsChanged is published when a server's prompts change, including

@@ -98,6 +98,9 @@ type Tool struct {
 	// Hash covers name, title, description, schemas and annotations; a
 	// changed hash under the same name is a changed tool.
 	Hash string `json:"hash"`
+	// Cached marks a tool of a server that is not ready yet, listed from
+	// its last catalog on disk (see Options.CacheDir in package actors).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // ToolsChanged is published when a server's exposed tool set changes,

@@ -14,10 +14,14 @@ type ServerStatus struct {
 	Session   uint64    `json:"session"`
 	Tools     int       `json:"tools"`
 	// Prompts, Resources and Templates count the exposed catalog while
-	// ready (zero otherwise), like Tools.
-	Prompts    int       `json:"prompts"`
-	Resources  int       `json:"resources"`
-	Templates  int       `json:"resourceTemplates"`
+	// ready or Cached (zero otherwise), like Tools.
+	Prompts   int `json:"prompts"`
+	Resources int `json:"resources"`
+	Templates int `json:"resourceTemplates"`
+	// Cached says the server is not ready yet and its catalog, counted
+	// above, is the one it had last time, from the catalog cache: listed,
+	// not callable until it is ready.
+	Cached     bool      `json:"cached,omitempty"`
 	Attempt    int       `json:"attempt"`
 	Restarts   int       `json:"restarts"`
 	LastError  string    `json:"lastError"`

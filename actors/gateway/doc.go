@@ -120,9 +120,11 @@
 // # Startup
 //
 // HoldFirstLists holds tools/list, prompts/list, resources/list and
-// resources/templates/list until the Source's status is Settled (checked
-// after every event; the tools are then reloaded from the Source) or the
-// startup wait has passed. A tools/call of a tool the server does not have
+// resources/templates/list until the Source's status is Settled, or
+// CatalogsKnown (every server still connecting lists its cached catalog,
+// which the Supervisor's catalog cache provides), checked after every
+// event (the tools are then reloaded from the Source), or the startup
+// wait has passed. A tools/call of a tool the server does not have
 // is answered by its server's state when the Source reports one: starting
 // is an isError result ("is starting, try again shortly"), failed the
 // usual not-ready result, ready (the gateway is behind the fleet) a real

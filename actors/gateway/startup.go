@@ -28,10 +28,12 @@ type statusSource interface {
 }
 
 // startup holds list requests until the fleet's first connect wave has
-// settled (messages.Status.Settled) or the startup wait has passed, so a
-// client that lists right after it connects (the MCP Inspector's CLI, a
-// one-shot SDK script) sees every server that came up in time rather
-// than whichever were quickest.
+// settled (messages.Status.Settled), or every server still connecting
+// shows its cached catalog (messages.Status.CatalogsKnown), or the
+// startup wait has passed, so a client that lists right after it
+// connects (the MCP Inspector's CLI, a one-shot SDK script) sees every
+// server that came up in time rather than whichever were quickest, and
+// sees it at once when the catalog cache knows them all.
 type startup struct {
 	wait  time.Duration
 	clock quartz.Clock
@@ -50,8 +52,9 @@ var heldMethods = map[string]bool{
 
 // HoldFirstLists makes the gateway answer tools/list, prompts/list,
 // resources/list and resources/templates/list only once the fleet's first
-// connect wave has settled, or wait has passed on clock (nil: the real
-// one), whichever is first; until then such requests wait (each bounded by
+// connect wave has settled or every server that is still connecting shows
+// its cached catalog (Status.CatalogsKnown), or wait has passed on clock
+// (nil: the real one), whichever is first; until then such requests wait (each bounded by
 // its own context). It needs a Source that reports its status, as
 // *actors.Supervisor does; with another Source it holds nothing. Call it
 // before Run, at most once. Without it, lists are answered at once.
@@ -99,14 +102,16 @@ func (g *Gateway) runStartup() (check func(), stop func()) {
 			return
 		default:
 		}
-		if !src.Status().Settled() {
+		if !src.Status().CatalogsKnown() {
 			return
 		}
 		// The fleet's view is swapped before its events are published, so
 		// the catalog now is at least as new as the events that settled
 		// it: load it, then answer.
 		g.load()
-		s.release(func() { g.log.Debug("first connect wave settled; answering lists") })
+		s.release(func() {
+			g.log.Debug("first connect wave settled, or every catalog known from the cache; answering lists")
+		})
 	}
 	stop = func() {
 		timer.Stop()

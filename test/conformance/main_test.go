@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // Absolute paths of what the tests run, set by TestMain.
@@ -40,7 +42,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "conformance: %v\n", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := testkit.WithTempCache(m).Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

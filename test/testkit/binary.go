@@ -32,7 +32,8 @@ func BuildBinary(dir string) (string, error) {
 // binary: it builds it into a temporary directory, stores its path in
 // *bin, points XDG_STATE_HOME there too (the daemons and gateways the
 // tests start keep their API token in it, not in the user's ~/.local/state,
-// and the CLI finds it there), runs the tests, removes the directory and,
+// and the CLI finds it there) and XDG_CACHE_HOME (their catalog cache),
+// runs the tests, removes the directory and,
 // if they passed, fails the package on any leaked goroutine. It returns
 // the exit code.
 func MainWithBinary(m *testing.M, bin *string) int {
@@ -43,6 +44,10 @@ func MainWithBinary(m *testing.M, bin *string) int {
 	}
 	defer os.RemoveAll(dir)
 	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

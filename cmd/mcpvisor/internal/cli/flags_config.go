@@ -26,6 +26,7 @@ type configFlags struct {
 	inheritEnv envPolicyFlag
 	workspace  string
 	discover   bool
+	cacheDir   string
 	autostart  autostartFlag
 
 	// project lists the configs mcpvisor picked by itself in the project
@@ -43,6 +44,7 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "console", "log format: console or json (logs always go to stderr)")
 	fs.BoolVar(&f.discover, "discover", false, "read the MCP config files of the tools installed for this user (Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Cline, Roo, Gemini), project files first and running only once approved (see docs/config.md)")
 	fs.StringVar(&f.workspace, "workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the catalog cache: each server's last tools, prompts and resources, listed while it starts (default $XDG_CACHE_HOME/mcpvisor, else ~/.cache/mcpvisor; - turns it off)")
 	fs.Var(&f.autostart, "autostart", "when servers whose entry sets no autostart start: eager (at once) or lazy (idle until a tool call, prompt get or resource read needs one, listed meanwhile; see idleTimeout in docs/config.md)")
 	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
 }
@@ -123,8 +125,21 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		TrustFile:        f.trustFile,
 		InputsFile:       inputStorePath(lookup),
 		Workspace:        f.workspace,
+		CacheDir:         f.cacheDirOr(lookup),
 		Autostart:        f.autostart.policy,
 	}
+}
+
+// cacheDirOr is --cache-dir, else the default under the environment's
+// XDG_CACHE_HOME or home.
+func (f *configFlags) cacheDirOr(lookup func(string) (string, bool)) string {
+	if f.cacheDir != "" {
+		return f.cacheDir
+	}
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	return actors.DefaultCacheDir(lookup, homeDir(lookup))
 }
 
 // workdirOr is dir, or the process's working directory when dir is empty.
