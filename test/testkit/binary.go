@@ -47,7 +47,7 @@ func MainWithBinary(m *testing.M, bin *string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
+	if err := moveCacheHome(filepath.Join(dir, "cache")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -3,6 +3,8 @@ package testkit
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -24,9 +26,26 @@ func (c tempCache) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := os.Setenv("XDG_CACHE_HOME", dir); err != nil {
+	if err := moveCacheHome(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return c.m.Run()
+}
+
+// moveCacheHome points XDG_CACHE_HOME at dir, first pinning GOCACHE where
+// it is now: the go command keeps its build cache under XDG_CACHE_HOME by
+// default, and every go build or go run of the tests (the mcpvisor binary,
+// the conformance servers) would otherwise start from an empty one.
+func moveCacheHome(dir string) error {
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			if gocache := strings.TrimSpace(string(out)); gocache != "" && gocache != "off" {
+				if err := os.Setenv("GOCACHE", gocache); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return os.Setenv("XDG_CACHE_HOME", dir)
 }
