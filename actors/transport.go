@@ -22,8 +22,11 @@ import (
 // process behind it.
 type conn struct {
 	transport mcp.Transport
-	cmd       *exec.Cmd   // nil for HTTP transports
-	stderr    *stderrRing // nil for HTTP transports
+	cmd       *exec.Cmd // nil for HTTP transports
+	// stdio is the transport of a stdio server (which transport may come
+	// to wrap), the one that knows its exit status; nil for HTTP ones.
+	stdio  *stdioTransport
+	stderr *stderrRing // nil for HTTP transports
 	// http is the session's own HTTP transport (nil for stdio), so its
 	// connections can be closed when the session ends.
 	http *http.Transport
@@ -62,10 +65,10 @@ func (c *conn) release() {
 // exitState is the stdio server's exit status once it has been waited
 // for, else nil (an HTTP transport, a custom Dial, or still running).
 func (c *conn) exitState() *os.ProcessState {
-	if t, ok := c.transport.(*stdioTransport); ok {
-		return t.exitState()
+	if c.stdio == nil {
+		return nil
 	}
-	return nil
+	return c.stdio.exitState()
 }
 
 // pid is the server's process id once started, or 0.
@@ -160,14 +163,11 @@ func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) 
 	ring := newStderrRing(stderrLines)
 	cmd.Stderr = ring
 	cmd.WaitDelay = stdioWaitDelay
-	return &conn{
-		// The transport's own escalation (close stdin, wait, SIGTERM, wait,
-		// SIGKILL, wait, give up) must never overtake mcpvisor's (grace,
-		// then SIGTERM and a second later SIGKILL to the whole group).
-		transport: newStdioTransport(cmd, grace+2*time.Second),
-		cmd:       cmd,
-		stderr:    ring,
-	}
+	// The transport's own escalation (close stdin, wait, SIGTERM, wait,
+	// SIGKILL, wait, give up) must never overtake mcpvisor's (grace, then
+	// SIGTERM and a second later SIGKILL to the whole group).
+	stdio := newStdioTransport(cmd, grace+2*time.Second)
+	return &conn{transport: stdio, stdio: stdio, cmd: cmd, stderr: ring}
 }
 
 // errCrossOriginRedirect refuses a redirect that would carry configured

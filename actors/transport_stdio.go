@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -13,12 +14,14 @@ import (
 )
 
 // stdioTransport starts a server process and speaks MCP over its stdin and
-// stdout, as the go-sdk's CommandTransport does, with one difference: the
-// process is waited for by a goroutine of its own, which publishes the exit
-// (closing exited) only once Wait has written cmd.ProcessState. Whoever reads
-// the exit status goes through exitState, so no read races the write; the
-// go-sdk's transport waits for the process inside Close, and can return from
-// Close (a signal that fails, a wait it gave up) while its Wait still runs.
+// stdout, as the go-sdk's CommandTransport does (Wait runs when the
+// connection closes, once reading is done, since Wait closes the pipes),
+// with one difference: the exit is published (exited closed) only once
+// Wait has written cmd.ProcessState, and whoever reads the exit status
+// goes through exitState, so no read races that write. The go-sdk's
+// transport can return from Close (a signal that fails, a wait it gave
+// up) while its Wait still runs, and the session then read the status
+// while Wait wrote it.
 type stdioTransport struct {
 	cmd *exec.Cmd
 	// terminate bounds each step of Close's escalation (close stdin, then
@@ -26,6 +29,7 @@ type stdioTransport struct {
 	// stop on the quartz clock (close, grace, SIGTERM, a second, SIGKILL to
 	// the whole group), so it must never overtake it.
 	terminate time.Duration
+	waitOnce  sync.Once
 	exited    chan struct{}
 	waitErr   error // written before exited is closed
 }
@@ -47,10 +51,6 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := t.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() {
-		t.waitErr = t.cmd.Wait()
-		close(t.exited)
-	}()
 	// The connection ends by closing stdin (the spec's stdio shutdown),
 	// never stdout, which Wait closes once the process is gone.
 	pipes := &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: &stdinCloser{stdin: stdin, t: t}}
@@ -81,6 +81,12 @@ func (w *stdinCloser) Write(p []byte) (int, error) { return w.stdin.Write(p) }
 func (w *stdinCloser) Close() error {
 	closeErr := w.stdin.Close()
 	t := w.t
+	t.waitOnce.Do(func() {
+		go func() {
+			t.waitErr = t.cmd.Wait()
+			close(t.exited)
+		}()
+	})
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
 			_ = t.cmd.Process.Signal(sig)
