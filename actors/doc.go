@@ -46,7 +46,9 @@
 // # Goroutines and who stops them
 //
 //   - Each session actor's lifeline goroutine owns its connection from dial
-//     to close; each tool call, prompt get, resource read, completion,
+//     to close (a stdio server's process is waited for by a goroutine its
+//     transport starts when the connection closes, which ends with the
+//     process: transport_stdio.go); each tool call, prompt get, resource read, completion,
 //     subscribe and unsubscribe, each re-list of a kind and each health
 //     probe runs on its own goroutine; the config actor reads files on a
 //     goroutine (the config files, envFiles, the input store, and the
