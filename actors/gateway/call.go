@@ -27,7 +27,7 @@ func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest, c clai
 		}
 		return mapCallError(c.server, exposed, err)
 	}
-	return passThrough(c.server, res), nil
+	return passThrough(res), nil
 }
 
 // rawArguments are a call's arguments as they go upstream: the client's
@@ -83,7 +83,7 @@ func errorResult(text string) *mcp.CallToolResult {
 // for the upstream's serverInfo in _meta (the gateway's session puts its
 // own there on 2026-07-28). Input requests pass through too: only a
 // client that answers them itself gets them (see callOptions).
-func passThrough(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
+func passThrough(res *mcp.CallToolResult) *mcp.CallToolResult {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}
 	}

@@ -163,7 +163,7 @@ func (g *Gateway) routeStarting(next mcp.MethodHandler) mcp.MethodHandler {
 			if callErr != nil {
 				return mapCallError(server, name, callErr)
 			}
-			return passThrough(server, out), nil
+			return passThrough(out), nil
 		}
 		return res, err
 	}
