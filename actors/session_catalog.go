@@ -259,6 +259,7 @@ func (s *sessionActor) request(c actor.Context, m *sessionRequest) {
 				root.Send(self, &authNeeded{}) // a step-up only a login can give
 			}
 		}
+		timer.Stop() // before the answer: a caller's next step finds this call's timer gone
 		m.reply <- requestResult{res: res, err: err}
 	}()
 }
