@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/ndjson"
 )
 
 // stdioTransport starts a server process and speaks MCP over its stdin and
@@ -52,9 +54,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	// The connection ends by closing stdin (the spec's stdio shutdown),
-	// never stdout, which Wait closes once the process is gone.
-	pipes := &mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: &stdinCloser{stdin: stdin, t: t}}
-	return pipes.Connect(ctx)
+	// never stdout, which Wait closes once the process is gone: that is
+	// what ends a read the connection has blocked in.
+	return ndjson.NewConn(io.NopCloser(stdout), &stdinCloser{stdin: stdin, t: t}), nil
 }
 
 // exitState is the process's exit status once it has been waited for, else

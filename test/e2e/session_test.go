@@ -110,8 +110,8 @@ func TestSession_HungHandshakeDoesNotDelayASibling(t *testing.T) {
 	}
 }
 
-// A server that writes garbage on stdout fails with a reason; its sibling
-// is not affected.
+// A server that writes garbage on stdout fails with a reason that shows
+// the line it printed; its sibling is not affected.
 func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
@@ -120,8 +120,10 @@ func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
 	rec := testkit.Record(t, sup)
 	_, failed := rec.WaitState(ctx, 0, "noisy", messages.StateFailed)
-	if !strings.Contains(failed.Error, "invalid character") {
-		t.Fatalf("error = %q, want the JSON problem named", failed.Error)
+	for _, want := range []string{`line 1 is not a JSON-RPC message (it begins "this is not JSON-RPC")`, "invalid character"} {
+		if !strings.Contains(failed.Error, want) {
+			t.Fatalf("error = %q, want %q in it", failed.Error, want)
+		}
 	}
 	rec.WaitState(ctx, 0, "ok", messages.StateReady)
 	if got := rec.StateChanges(0, "ok"); slices.Contains(got, "ready→failed") || slices.Contains(got, "starting→failed") {
