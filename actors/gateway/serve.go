@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
+	"github.com/mcpvisor/mcpvisor/actors/internal/ndjson"
 )
 
 // Path is where ServeListener serves MCP.
@@ -36,7 +37,10 @@ const statelessFrom = "2026-07-28"
 func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	in := newInterruptibleReader(r)
 	defer in.Close()
-	ss, err := g.server.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{w}}, nil)
+	// mcpvisor's own stdio connection, as for its stdio servers: it reads
+	// on the go-sdk's reader goroutine, with no buffer allocated per
+	// message (see package ndjson).
+	ss, err := g.server.Connect(ctx, &ndjson.Transport{Reader: in, Writer: nopWriteCloser{w}}, nil)
 	if err != nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
