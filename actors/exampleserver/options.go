@@ -39,9 +39,16 @@ type Options struct {
 	// elicitation and roots.
 	TwoWay bool
 
-	// Clock drives UpdateEvery; nil is the real clock. Tests pass a
-	// quartz mock.
+	// Clock drives UpdateEvery and the progress tool's pace; nil is the
+	// real clock. Tests pass a quartz mock.
 	Clock quartz.Clock
+}
+
+func (o Options) clock() quartz.Clock {
+	if o.Clock == nil {
+		return quartz.NewReal()
+	}
+	return o.Clock
 }
 
 // ParseFlags reads Options from command-line arguments.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,7 +46,7 @@ func build(o Options) *example {
 		e.addResources()
 	}
 	if o.TwoWay {
-		addTwoWayTools(e.srv, o.Name)
+		addTwoWayTools(e.srv, o.Name, o.clock())
 		addClientRequestTools(e.srv)
 	}
 	return e
@@ -61,11 +60,7 @@ func Serve(ctx context.Context, o Options, t mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if e.counter != nil && o.UpdateEvery > 0 {
-		clock := o.Clock
-		if clock == nil {
-			clock = quartz.NewReal()
-		}
-		ticker := clock.TickerFunc(ctx, o.UpdateEvery, func() error {
+		ticker := o.clock().TickerFunc(ctx, o.UpdateEvery, func() error {
 			e.touchCounter(ctx)
 			return nil
 		}, "exampleserver", "resource-updates")

@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/coder/quartz"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,6 +54,51 @@ func TestProgress_OneNotificationPerStepWithAToken(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With perSecond, a notification goes out on each tick of a ticker at
+// that rate, on the server's clock, and the call answers after the last.
+func TestProgress_PerSecondSendsOnePerTick(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	clock := quartz.NewMock(t)
+	trap := clock.Trap().NewTicker("exampleserver", "progress")
+	defer trap.Close()
+	notes := make(chan progressNote, 8)
+	cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true, Clock: clock}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			notes <- progressNote{req.Params.ProgressToken, req.Params.Progress, req.Params.Total}
+		},
+	}, legacy)
+	params := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 3, "perSecond": 10}}
+	params.SetProgressToken("paced")
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- res
+	}()
+	ticker := trap.MustWait(ctx)
+	if ticker.Duration != 100*time.Millisecond {
+		t.Fatalf("ticker every %s, want 100ms for 10 a second", ticker.Duration)
+	}
+	ticker.MustRelease(ctx)
+	for i := 1; i <= 3; i++ {
+		select {
+		case <-answered:
+			t.Fatalf("answered before tick %d", i)
+		default:
+		}
+		clock.Advance(100 * time.Millisecond).MustWait(ctx)
+		if got := receive(t, ctx, notes, "progress notification"); got.progress != float64(i) {
+			t.Fatalf("tick %d brought progress %v", i, got.progress)
+		}
+	}
+	if text := mustText(t, receive(t, ctx, answered, "the answer")); text != "sent 3 progress notifications" {
+		t.Fatalf("answer %q", text)
 	}
 }
 
