@@ -142,7 +142,8 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 	return res.(*mcp.CompleteResult), nil
 }
 
-// request sends one request to a row's session and waits for it.
+// request runs one request on a row's session, on this goroutine (see
+// session_lane.go).
 func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
 	if row.lazy {
 		// Started on first use, held until the request ends.
@@ -152,44 +153,29 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 		}
 		defer release()
 		lazy := *row
-		lazy.session, lazy.sessionGone, row = session.session, session.gone, &lazy
+		lazy.session, lazy.handle, row = session.session, session.handle, &lazy
 	}
-	if row.session == nil {
+	if row.handle == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}
-	reply := make(chan requestResult, 1)
-	// The session answers within the call timeout, and a session that
-	// stops with the request still in its mailbox is seen by its gone
-	// channel; this bound is the backstop beyond both.
-	d := row.callTimeout + s.env.opts.StopGrace + time.Second
-	bound := s.env.clock.NewTimer(d, "supervisor", "call-bound")
-	defer bound.Stop("supervisor", "call-bound")
-	o := buildCallOptions(opts)
-	if row.resetOnProgress {
-		o.progress = resettingProgress(o.progress, func() { bound.Reset(d, "supervisor", "call-bound") })
-	}
-	req := &sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, reply: reply, resetOnProgress: row.resetOnProgress, opts: o}
-	s.sys.Root.Send(row.session, req)
-	gone := row.sessionGone
-	for {
+	lane := row.handle.lane.Load()
+	if lane == nil {
 		select {
-		case r := <-reply:
-			return r.res, s.replyErr(r.err)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
-		case <-s.env.ending.done:
-			return nil, s.Err()
-		case <-gone:
-			if !req.taken.Load() {
-				// Stopped with the request still queued (or already
-				// stopped when it was sent): it will never be answered.
-				return nil, fmt.Errorf("%w: %q's session ended", ErrNotReady, row.status.Name)
-			}
-			gone = nil // taken: the session's goroutine answers it
-		case <-bound.C:
-			return nil, fmt.Errorf("%w: no answer from %q's session", ErrNotReady, row.status.Name)
+		case <-row.handle.gone:
+			return nil, fmt.Errorf("%w: %q's session ended", ErrNotReady, row.status.Name)
+		default:
+			return nil, fmt.Errorf("%w: %q is not connected", ErrNotReady, row.status.Name)
 		}
 	}
+	res, err := lane.run(&sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, resetOnProgress: row.resetOnProgress, opts: buildCallOptions(opts)})
+	if err != nil {
+		select {
+		case <-s.env.ending.done: // the Supervisor closed under the request
+			return nil, s.Err()
+		default:
+		}
+	}
+	return res, s.replyErr(err)
 }
 
 // SubscribeResource subscribes to updates of a resource: the owning

@@ -48,9 +48,12 @@
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close (a stdio server's process is waited for by a goroutine its
 //     transport starts when the connection closes, which ends with the
-//     process: transport_stdio.go); each tool call, prompt get, resource read, completion,
-//     subscribe and unsubscribe, each re-list of a kind and each health
-//     probe runs on its own goroutine; the config actor reads files on a
+//     process: transport_stdio.go); each subscribe and unsubscribe, each
+//     re-list of a kind and each health probe runs on its own goroutine;
+//     each tool call, prompt get, resource read and completion runs on its
+//     caller's goroutine, with the lane the session publishes while it is
+//     connected (session_lane.go), and ends when the session's stop
+//     context does; the config actor reads files on a
 //     goroutine (the config files, envFiles, the input store, and the
 //     trust store when Options.ApprovalRequired names project files); the
 //     reconciler reads the connecting servers' process groups from /proc
@@ -75,8 +78,8 @@
 //     streamable HTTP, progress takes the notification goroutine too).
 //     A call's input requests are answered on goroutines of the call's
 //     (relay_input.go), waited for before it retries. The relay shares only its own lock
-//     with the session's call goroutines, which register their calls with
-//     it and, once a call returned, wait (at most a second, quartz) for
+//     with the goroutines that make the session's requests, which register
+//     their calls with it and, once a call returned, wait (at most a second, quartz) for
 //     the notifications read before its result to be relayed. A
 //     logging/setLevel and each roots update run on a goroutine of the
 //     session's, counted in the WaitGroup.
@@ -110,7 +113,7 @@
 // sending middleware (tracing.go) that makes a client span per request
 // and writes its trace context into the request's _meta, and the
 // session's own HTTP transports add traceparent headers; each connect is
-// a span of its lifeline. They run on the goroutines that send (the call
-// goroutines, the lifeline) and start none. Without a provider none of it
+// a span of its lifeline. They run on the goroutines that send (the
+// requests' callers, the lifeline) and start none. Without a provider none of it
 // is installed.
 package actors

@@ -64,7 +64,7 @@ type reconcilerActor struct {
 type liveSession struct {
 	spec   messages.ServerSpec
 	pid    *actor.PID
-	gone   <-chan struct{} // closed once the actor has stopped
+	handle *sessionHandle
 	stderr func() []string
 }
 
@@ -254,9 +254,9 @@ func (r *reconcilerActor) flush(c actor.Context) {
 }
 
 func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
-	gone := make(chan struct{})
-	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session, gone), "session-"+e.Spec.Name+"-")
-	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid, gone: gone}
+	handle := newSessionHandle()
+	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session, handle), "session-"+e.Spec.Name+"-")
+	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid, handle: handle}
 	r.byActor[pid.Id] = e.Session
 	r.connectSpawned(e)
 }

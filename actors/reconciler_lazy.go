@@ -33,7 +33,7 @@ type (
 	}
 	useAnswer struct {
 		session *actor.PID
-		gone    <-chan struct{}
+		handle  *sessionHandle
 		err     error
 	}
 	idleDue struct {
@@ -70,7 +70,7 @@ func (r *reconcilerActor) grant(e reconciler.Grant) {
 		r.answerUse(e.ID, useAnswer{err: fmt.Errorf("%w: %q", ErrNotReady, e.Server)})
 		return
 	}
-	r.answerUse(e.ID, useAnswer{session: ls.pid, gone: ls.gone})
+	r.answerUse(e.ID, useAnswer{session: ls.pid, handle: ls.handle})
 }
 
 func (r *reconcilerActor) refuse(e reconciler.Refuse) {

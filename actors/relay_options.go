@@ -90,17 +90,3 @@ func WithCaller(ctx context.Context, caller any) context.Context {
 
 // CallerOf returns the caller WithCaller put in ctx, or nil.
 func CallerOf(ctx context.Context) any { return ctx.Value(callerKey{}) }
-
-// resettingProgress is the progress callback of a call on a server with
-// resetTimeoutOnProgress: it restarts the Supervisor's own bound on the
-// call, then hands the notification to the caller's callback, if any. A
-// call on such a server always asks for progress, so that the server can
-// keep it alive.
-func resettingProgress(f func(messages.Progress), reset func()) func(messages.Progress) {
-	return func(p messages.Progress) {
-		reset()
-		if f != nil {
-			f(p)
-		}
-	}
-}

@@ -26,15 +26,19 @@ import (
 // dials, reports the result, waits for the session to die or for the actor
 // to ask it to stop, closes the session (grace period, then the process
 // group is signalled) and reports that it is done. The actor only reads
-// its reports and cancels its context. Each tool call runs on a goroutine
-// of its own. All of them are counted in env.work, which Close waits for.
+// its reports and cancels its context. A request (tool call, prompt get,
+// resource read, completion) runs on its caller's goroutine, with the lane
+// the actor publishes while the session is connected (session_lane.go).
+// The actor's own goroutines are counted in env.work, which Close waits
+// for.
 type sessionActor struct {
 	env  *environment
 	spec messages.ServerSpec
 	id   uint64
 	log  *zap.Logger
-	// gone is closed once the actor has stopped (see sessionRequest.taken).
-	gone chan struct{}
+	// handle is what rows hold of this actor: its gone channel, and the
+	// lane requests take while the session is connected (session_lane.go).
+	handle *sessionHandle
 	// redactor knows this server's secrets, and learns the tokens the
 	// session obtains.
 	redactor *sessionRedactor
@@ -131,15 +135,15 @@ type (
 	}
 )
 
-func newSessionProps(env *environment, spec messages.ServerSpec, id uint64, gone chan struct{}) *actor.Props {
+func newSessionProps(env *environment, spec messages.ServerSpec, id uint64, handle *sessionHandle) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &sessionActor{
-			env:   env,
-			spec:  spec,
-			id:    id,
-			gone:  gone,
-			log:   env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
-			calls: make(chan struct{}, env.opts.MaxCallsPerServer),
+			env:    env,
+			spec:   spec,
+			id:     id,
+			handle: handle,
+			log:    env.log.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
+			calls:  make(chan struct{}, env.opts.MaxCallsPerServer),
 
 			redactor: newSessionRedactor(env.redactorFor(spec)),
 		}
@@ -158,8 +162,6 @@ func (s *sessionActor) Receive(c actor.Context) {
 		s.relist(c, m.kinds)
 	case *catalogListed:
 		s.catalogListed(c, m)
-	case *sessionRequest:
-		s.request(c, m)
 	case *subscribeUpstream:
 		s.subscribe(c, m)
 	case *unsubscribeUpstream:
@@ -187,7 +189,8 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		s.stopping()
 	case *actor.Stopped:
-		close(s.gone) // nothing more is taken from the mailbox
+		s.withdrawLane()
+		close(s.handle.gone)
 	}
 }
 
@@ -382,6 +385,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 		return
 	}
 	s.cs = m.cs
+	s.publishLane(c, m.cs) // before the server is reported ready
 	s.log.Debug("connected", zap.Int("pid", m.pid), zap.Int("tools", len(m.cat.tools)),
 		zap.Int("prompts", len(m.cat.prompts)), zap.Int("resources", len(m.cat.resources)), zap.Int("templates", len(m.cat.templates)))
 	c.Send(c.Parent(), &sessionReady{server: s.spec.Name, id: s.id, pid: m.pid, cat: m.cat, transport: m.transport, stderr: s.stderrReader()})
@@ -395,6 +399,7 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 
 func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 	s.cs, s.ended = nil, true
+	s.withdrawLane()
 	s.stopProbe()
 	if m.stopped || s.failed || s.ctx.Err() != nil {
 		// Our own stop (or a death racing it, or the probe's verdict,
@@ -416,6 +421,7 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 // stop asks the lifeline to close the connection; the session finishes
 // when it has (or at once, if the connection is already gone).
 func (s *sessionActor) stop(c actor.Context) {
+	s.withdrawLane()
 	s.stopProbe()
 	s.cancel()
 	if s.ended {
@@ -427,6 +433,7 @@ func (s *sessionActor) stop(c actor.Context) {
 // stopping, or this actor having panicked: it is never restarted). The
 // lifeline, if any, closes the session and kills the process group.
 func (s *sessionActor) stopping() {
+	s.withdrawLane()
 	s.stopProbe()
 	if s.cancel != nil {
 		s.cancel()
@@ -450,6 +457,7 @@ func (s *sessionActor) finish(c actor.Context) {
 func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
 	s.cs = nil
+	s.withdrawLane()
 	s.failed = true
 	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,

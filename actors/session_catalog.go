@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,41 +11,14 @@ import (
 	"go.uber.org/zap"
 )
 
-// The session's catalog beyond connect: re-lists on list_changed, the
-// requests other than tool calls (prompts/get, resources/read,
-// completion/complete), and the resource subscriptions the session holds
-// upstream. Every listing runs under the list timeout, every request under
-// the call timeout, each on a goroutine counted in env.work.
+// The session's catalog beyond connect: re-lists on list_changed and the
+// resource subscriptions the session holds upstream. Every listing runs
+// under the list timeout on a goroutine counted in env.work. (Requests,
+// prompts/get and resources/read among them, take the session's lane:
+// session_lane.go.)
 
 // Messages private to the session actor, for its catalog.
 type (
-	// sessionRequest is one request routed to this session: do runs on a
-	// goroutine of its own with the live client session, under the
-	// timeout (zero: the session's call timeout) and the caller's ctx.
-	// reply is buffered (1) and receives exactly one requestResult.
-	sessionRequest struct {
-		ctx     context.Context
-		timeout time.Duration
-		// do sends the request; it completes its params with relayParams
-		// (progress token, log level).
-		do    func(ctx context.Context, cs *mcp.ClientSession) (any, error)
-		reply chan<- requestResult
-		// resetOnProgress is the server's resetTimeoutOnProgress and
-		// timeout its call timeout, as the reconciler knows them now:
-		// live fields, which may have changed since the session was
-		// spawned (zero: the session's own). opts are the caller's.
-		resetOnProgress bool
-		opts            callOptions
-		// taken is set once the session actor has the request: from then
-		// on it answers. A request still queued when the actor stops is
-		// dropped unanswered (protoactor drops queued messages on Stop),
-		// which the caller learns from the session's gone channel.
-		taken atomic.Bool
-	}
-	requestResult struct {
-		res any
-		err error
-	}
 	// subscribeUpstream asks the session to hold a subscription to uri;
 	// reply (buffered, may be nil) gets its outcome.
 	subscribeUpstream struct {
@@ -205,63 +177,6 @@ func (s *sessionActor) callTimeout() time.Duration {
 		return s.spec.CallTimeout
 	}
 	return s.env.opts.CallTimeout
-}
-
-// request runs one request (a tool call, a prompt get, a resource read, a
-// completion) on a goroutine: the mailbox is never a serialisation point
-// for calls. Every request gets the same bound on concurrent calls, the
-// same timeout and the same error classes.
-func (s *sessionActor) request(c actor.Context, m *sessionRequest) {
-	m.taken.Store(true)
-	cs := s.cs
-	if cs == nil {
-		m.reply <- requestResult{err: ErrNotReady}
-		return
-	}
-	timeout := m.timeout
-	if timeout <= 0 {
-		timeout = s.callTimeout()
-	}
-	stop, calls, clock, redactor, relay := s.ctx, s.calls, s.env.clock, s.redactor, s.relay
-	self, root, authz := c.Self(), c.ActorSystem().Root, s.oauth
-	s.env.work.Add(1)
-	go func() {
-		defer s.env.work.Done()
-		ctx, cancel := context.WithCancel(m.ctx)
-		defer cancel()
-		defer context.AfterFunc(stop, cancel)()
-		timer := clock.AfterFunc(timeout, cancel, "session", "call")
-		defer timer.Stop()
-		var reset func()
-		if m.resetOnProgress {
-			reset = func() { timer.Reset(timeout, "session", "call") }
-		}
-		select {
-		case calls <- struct{}{}:
-			defer func() { <-calls }()
-		case <-ctx.Done():
-		}
-		inCall, end := relay.begin(ctx, m.opts, reset)
-		defer end()
-		res, err := m.do(inCall.ctx, cs)
-		relay.drain(ctx, inCall)
-		switch {
-		case err == nil:
-		case m.ctx.Err() != nil:
-			err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
-		case stop.Err() != nil:
-			err = ErrNotReady
-		case ctx.Err() != nil:
-			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
-		default:
-			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
-			if authz != nil && authz.NeedsAuth() != nil {
-				root.Send(self, &authNeeded{}) // a step-up only a login can give
-			}
-		}
-		timer.Stop() // before the answer: a caller's next step finds this call's timer gone
-		m.reply <- requestResult{res: res, err: err}
-	}()
 }
 
 // subscribe holds a subscription to m.uri upstream: asked for once per

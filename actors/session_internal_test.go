@@ -79,12 +79,11 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	}
 }
 
-// A request that reaches a session actor only after it stopped (sent to a
-// row read just before, or still queued when Stop overtook it) is never
-// taken, and protoactor drops it without a word: the caller learns it
-// from the session's gone channel at once, not from its bound (which the
-// mock clock here never fires).
-func TestSession_RequestNeverTakenIsNotReadyAtOnce(t *testing.T) {
+// A request made with a row read just before its session actor stopped
+// finds the session's lane withdrawn and is answered not ready at once,
+// saying the session ended, without running (and without waiting for a
+// timer, which the mock clock here never fires).
+func TestSession_RequestToAStoppedSessionIsNotReadyAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -122,7 +121,7 @@ func TestSession_RequestNeverTakenIsNotReadyAtOnce(t *testing.T) {
 	}
 	sup.sys.Root.Stop(row.session)
 	select {
-	case <-row.sessionGone:
+	case <-row.handle.gone:
 	case <-ctx.Done():
 		t.Fatal("the session actor never stopped")
 	}

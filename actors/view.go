@@ -53,9 +53,9 @@ type serverRow struct {
 	connectTimeout time.Duration
 	// session receives the server's tool calls.
 	session *actor.PID
-	// sessionGone is closed once that session actor has stopped.
-	sessionGone <-chan struct{}
-	exposed     map[string]bool
+	// handle is that session actor's: requests take its lane.
+	handle  *sessionHandle
+	exposed map[string]bool
 	// callTimeout is the server's call timeout (its own or the default).
 	callTimeout time.Duration
 	// resetOnProgress and roots are its live relay settings.
@@ -184,7 +184,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 		row.callTimeout = r.env.opts.CallTimeout
 	}
 	if ls := r.sessions[fr.Status.Session]; ls != nil {
-		row.session, row.sessionGone = ls.pid, ls.gone
+		row.session, row.handle = ls.pid, ls.handle
 		if fr.Ready {
 			row.stderr = ls.stderr
 		}

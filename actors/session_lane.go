@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// A request (a tool call, a prompt get, a resource read, a completion)
+// runs on its caller's goroutine, not through the session actor's
+// mailbox. While its session is connected, the actor publishes a
+// callLane, everything a request needs of the session, in the
+// sessionHandle that the rows routing to it hold; Supervisor.request
+// takes the lane and runs the request. A request then costs no hand-off
+// between goroutines beyond the connection's own: through the mailbox it
+// cost three (to the actor, to a call goroutine, and back to the caller),
+// which on a busy machine were the gateway's tail latency.
+//
+// The actor still owns the session. It publishes the lane once the
+// session is connected, before it reports the server ready, and
+// withdraws it as soon as the session is lost, failed or told to stop. A
+// request that took the lane just before runs on a session whose stop
+// context has ended (or soon will: the lifeline closes the connection
+// then), and is answered not ready.
+
+// sessionHandle is what the supervisor's rows hold of one session actor.
+type sessionHandle struct {
+	gone chan struct{}            // closed once the actor has stopped
+	lane atomic.Pointer[callLane] // nil unless the session is connected
+}
+
+func newSessionHandle() *sessionHandle { return &sessionHandle{gone: make(chan struct{})} }
+
+// callLane is a connected session as its requests see it. Nothing in it
+// changes once published.
+type callLane struct {
+	cs       *mcp.ClientSession
+	stop     context.Context // ends when the session must stop
+	calls    chan struct{}   // bounds concurrent requests
+	clock    quartz.Clock
+	timeout  time.Duration // the session's call timeout
+	redactor *sessionRedactor
+	relay    *sessionRelay
+	// authz authorizes a remote session (nil if none); stepUp tells the
+	// actor that a request needs a login only the user can give.
+	authz  *oauth.Handler
+	stepUp func()
+}
+
+// sessionRequest is one request for a session: do sends it with the live
+// client session (completing its params with relayParams: progress
+// token, log level), under the timeout (zero: the session's) and the
+// caller's ctx. resetOnProgress and timeout are the server's settings as
+// the reconciler knows them now, which may have changed since the
+// session started; opts are the caller's.
+type sessionRequest struct {
+	ctx             context.Context
+	timeout         time.Duration
+	do              func(ctx context.Context, cs *mcp.ClientSession) (any, error)
+	resetOnProgress bool
+	opts            callOptions
+}
+
+// run runs m on the caller's goroutine, with the same bound on
+// concurrent requests, the same timeout and the same error classes for
+// every kind of request.
+func (l *callLane) run(m *sessionRequest) (any, error) {
+	timeout := m.timeout
+	if timeout <= 0 {
+		timeout = l.timeout
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	defer cancel()
+	defer context.AfterFunc(l.stop, cancel)()
+	timer := l.clock.AfterFunc(timeout, cancel, "session", "call")
+	defer timer.Stop()
+	var reset func()
+	if m.resetOnProgress {
+		reset = func() { timer.Reset(timeout, "session", "call") }
+		if m.opts.progress == nil {
+			// Asked for all the same: progress is what keeps the call alive.
+			m.opts.progress = func(messages.Progress) {}
+		}
+	}
+	select {
+	case l.calls <- struct{}{}:
+		defer func() { <-l.calls }()
+	case <-ctx.Done():
+	}
+	inCall, end := l.relay.begin(ctx, m.opts, reset)
+	defer end()
+	res, err := m.do(inCall.ctx, l.cs)
+	l.relay.drain(ctx, inCall)
+	switch {
+	case err == nil:
+	case m.ctx.Err() != nil:
+		err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
+	case l.stop.Err() != nil:
+		err = ErrNotReady
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
+	default:
+		err = fmt.Errorf("%w: %s", ErrUpstream, l.redactor.Redact(err.Error()))
+		if l.authz != nil && l.authz.NeedsAuth() != nil {
+			l.stepUp()
+		}
+	}
+	return res, err
+}
+
+// publishLane makes the connected session cs available to requests.
+func (s *sessionActor) publishLane(c actor.Context, cs *mcp.ClientSession) {
+	self, root := c.Self(), c.ActorSystem().Root
+	s.handle.lane.Store(&callLane{
+		cs: cs, stop: s.ctx, calls: s.calls, clock: s.env.clock, timeout: s.callTimeout(),
+		redactor: s.redactor, relay: s.relay, authz: s.oauth,
+		stepUp: func() { root.Send(self, &authNeeded{}) },
+	})
+}
+
+// withdrawLane stops new requests from reaching the session.
+func (s *sessionActor) withdrawLane() { s.handle.lane.Store(nil) }
