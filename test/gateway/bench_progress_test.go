@@ -79,24 +79,18 @@ func BenchmarkServe_ProgressRelay(b *testing.B) {
 	b.ReportMetric(float64(b.N)/wall.Seconds(), "notifications/s")
 }
 
-// waitTool waits until cs lists tool, re-listing on every
-// tools/list_changed.
-func waitTool(b *testing.B, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, tool string) {
+// waitTool waits until cs lists tool.
+func waitTool(b *testing.B, ctx context.Context, cs *mcp.ClientSession, changed <-chan struct{}, tool string) {
 	b.Helper()
-	for {
+	waitListed(b, ctx, changed, tool, func() ([]string, error) {
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
+		var names []string
 		for _, t := range res.Tools {
-			if t.Name == tool {
-				return
-			}
+			names = append(names, t.Name)
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			b.Fatalf("the gateway never listed %s", tool)
-		}
-	}
+		return names, nil
+	})
 }

@@ -176,24 +176,38 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return s[int(q*float64(len(s)-1))]
 }
 
-// waitPrompt waits until cs lists prompt, re-listing on every
-// prompts/list_changed.
-func waitPrompt(b *testing.B, ctx context.Context, cs *mcp.ClientSession, changed chan struct{}, prompt string) {
+// waitListed waits until list names name, listing again each time changed
+// signals (a list_changed of that kind).
+func waitListed(b *testing.B, ctx context.Context, changed <-chan struct{}, name string, list func() ([]string, error)) {
 	b.Helper()
 	for {
-		res, err := cs.ListPrompts(ctx, nil)
+		names, err := list()
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, p := range res.Prompts {
-			if p.Name == prompt {
-				return
-			}
+		if slices.Contains(names, name) {
+			return
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			b.Fatalf("the gateway never listed %s", prompt)
+			b.Fatalf("the gateway never listed %s", name)
 		}
 	}
+}
+
+// waitPrompt waits until cs lists prompt.
+func waitPrompt(b *testing.B, ctx context.Context, cs *mcp.ClientSession, changed <-chan struct{}, prompt string) {
+	b.Helper()
+	waitListed(b, ctx, changed, prompt, func() ([]string, error) {
+		res, err := cs.ListPrompts(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, p := range res.Prompts {
+			names = append(names, p.Name)
+		}
+		return names, nil
+	})
 }
