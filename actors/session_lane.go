@@ -103,15 +103,20 @@ func (l *callLane) run(m *sessionRequest) (any, error) {
 	case err == nil:
 	case m.ctx.Err() != nil:
 		err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
+	case l.authz != nil && l.authz.NeedsAuth() != nil:
+		// Before the stop: a refused authorization can end the session
+		// (its connection closes, it goes needs-auth) before this call
+		// is told why, and the why is what its caller needs.
+		err = fmt.Errorf("%w: %s", ErrUpstream, l.redactor.Redact(err.Error()))
+		if l.stop.Err() == nil {
+			l.stepUp() // a step-up only a login can give
+		}
 	case l.stop.Err() != nil:
 		err = ErrNotReady
 	case ctx.Err() != nil:
 		err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 	default:
 		err = fmt.Errorf("%w: %s", ErrUpstream, l.redactor.Redact(err.Error()))
-		if l.authz != nil && l.authz.NeedsAuth() != nil {
-			l.stepUp()
-		}
 	}
 	return res, err
 }
