@@ -19,7 +19,7 @@ import (
 // qualified across the fleet) to the fleet.
 func (g *Gateway) callTool(ctx context.Context, req *mcp.CallToolRequest, c claim[*mcp.Tool]) (*mcp.CallToolResult, error) {
 	exposed := c.item.Name
-	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	ctx, opts := callOptions(ctx, req.Session, req.Params, clientCapabilities(req))
 	res, err := g.src.CallTool(ctx, c.qualified, rawArguments(req.Params.Arguments), opts...)
 	if err != nil {
 		if ctx.Err() == nil {

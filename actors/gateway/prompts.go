@@ -69,7 +69,7 @@ func exportPrompt(out *mcp.Prompt, exposed string, p messages.Prompt) *mcp.Promp
 // named qualified across the fleet) to its server.
 func (g *Gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, c claim[*mcp.Prompt]) (*mcp.GetPromptResult, error) {
 	server, exposed := c.server, c.item.Name
-	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	ctx, opts := callOptions(ctx, req.Session, req.Params, clientCapabilities(req))
 	res, err := g.src.GetPrompt(ctx, c.qualified, req.Params.Arguments, opts...)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -142,7 +142,7 @@ func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	ctx, opts := callOptions(ctx, req.Session, req.Params, req.ClientCapabilities())
+	ctx, opts := callOptions(ctx, req.Session, req.Params, clientCapabilities(req))
 	res, err := g.src.ReadResource(ctx, uri, opts...)
 	what := fmt.Sprintf("resource %q", uri)
 	if err != nil {
