@@ -32,12 +32,18 @@ type fleet struct {
 	mu      sync.Mutex
 	servers map[string]func() *mcp.Server
 	dials   map[string]int
-	broken  map[string]error              // dials of these names fail
-	live    map[string]*mcp.ServerSession // the newest server session per name
+	broken  map[string]error      // dials of these names fail
+	live    map[string]liveServer // the newest server session per name
+}
+
+// liveServer is a server session of the fleet and its end of the pipe.
+type liveServer struct {
+	*mcp.ServerSession
+	pipe net.Conn
 }
 
 func newFleet(t *testing.T, servers map[string]func() *mcp.Server) *fleet {
-	return &fleet{t: t, servers: servers, dials: map[string]int{}, broken: map[string]error{}, live: map[string]*mcp.ServerSession{}}
+	return &fleet{t: t, servers: servers, dials: map[string]int{}, broken: map[string]error{}, live: map[string]liveServer{}}
 }
 
 // breakDials makes every later dial of name fail with err (nil mends it).
@@ -47,15 +53,18 @@ func (f *fleet) breakDials(name string, err error) {
 	f.broken[name] = err
 }
 
-// kill closes name's newest server session: to the client, the server died.
+// kill drops name's newest server session as a dying process would: its
+// end of the pipe closes. (ServerSession.Close would wait for the
+// session's requests, and parks for good on a subscriptions/listen the
+// client sent just before it looked: go-sdk v1.8.0.)
 func (f *fleet) kill(name string) {
 	f.mu.Lock()
-	ss := f.live[name]
+	ss, ok := f.live[name]
 	f.mu.Unlock()
-	if ss == nil {
+	if !ok {
 		f.t.Fatalf("kill %s: no live session", name)
 	}
-	_ = ss.Close()
+	_ = ss.pipe.Close()
 }
 
 func (f *fleet) dialCount(name string) int {
@@ -80,15 +89,15 @@ func (f *fleet) dial(spec messages.ServerSpec) (mcp.Transport, error) {
 		go func() { _, _ = io.Copy(io.Discard, server) }()
 		return &mcp.IOTransport{Reader: client, Writer: client}, nil
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := mk().Connect(context.Background(), st, nil)
+	server, client := net.Pipe()
+	ss, err := mk().Connect(context.Background(), &mcp.IOTransport{Reader: server, Writer: server}, nil)
 	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
-	f.live[spec.Name] = ss
+	f.live[spec.Name] = liveServer{ServerSession: ss, pipe: server}
 	f.mu.Unlock()
-	return ct, nil
+	return &mcp.IOTransport{Reader: client, Writer: client}, nil
 }
 
 // configFor writes a config naming each server (the command is never run:
