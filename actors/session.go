@@ -189,8 +189,7 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *actor.Stopping:
 		s.stopping()
 	case *actor.Stopped:
-		s.withdrawLane()
-		close(s.handle.gone)
+		close(s.handle.gone) // the lane went at Stopping
 	}
 }
 
@@ -398,8 +397,8 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 }
 
 func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
-	s.cs, s.ended = nil, true
-	s.withdrawLane()
+	s.dropSession()
+	s.ended = true
 	s.stopProbe()
 	if m.stopped || s.failed || s.ctx.Err() != nil {
 		// Our own stop (or a death racing it, or the probe's verdict,
@@ -456,8 +455,7 @@ func (s *sessionActor) finish(c actor.Context) {
 // its process group) as for a stop.
 func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
-	s.cs = nil
-	s.withdrawLane()
+	s.dropSession()
 	s.failed = true
 	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{
 		Server:     s.spec.Name,

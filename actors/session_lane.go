@@ -22,7 +22,7 @@ import (
 // takes the lane and runs the request. A request then costs no hand-off
 // between goroutines beyond the connection's own: through the mailbox it
 // cost three (to the actor, to a call goroutine, and back to the caller),
-// which on a busy machine were the gateway's tail latency.
+// each a wait for a core on a busy machine.
 //
 // The actor still owns the session. It publishes the lane once the
 // session is connected, before it reports the server ready, and
@@ -133,3 +133,10 @@ func (s *sessionActor) publishLane(c actor.Context, cs *mcp.ClientSession) {
 
 // withdrawLane stops new requests from reaching the session.
 func (s *sessionActor) withdrawLane() { s.handle.lane.Store(nil) }
+
+// dropSession lets go of a session that is lost or failed: nothing more
+// is asked of it, by the actor (cs) or by requests (the lane).
+func (s *sessionActor) dropSession() {
+	s.cs = nil
+	s.withdrawLane()
+}

@@ -18,7 +18,8 @@ import (
 // stdioTransport starts a server process and speaks MCP over its stdin and
 // stdout, as the go-sdk's CommandTransport does (Wait runs when the
 // connection closes, once reading is done, since Wait closes the pipes),
-// with one difference: the exit is published (exited closed) only once
+// with two differences. The connection is mcpvisor's own (package
+// ndjson: no decoder buffer per message). And the exit is published (exited closed) only once
 // Wait has written cmd.ProcessState, and whoever reads the exit status
 // goes through exitState, so no read races that write. The go-sdk's
 // transport can return from Close (a signal that fails, a wait it gave

@@ -18,7 +18,9 @@ import (
 // notification: the gateway's share plus the upstream server's and the
 // client's, so an upper bound on what relaying costs the gateway.
 // core-%-at-1000/s is that cost at 1,000 notifications a second, in
-// percent of one core.
+// percent of one core. It measures the go-sdk's in-memory transport flat
+// out, not mcpvisor's stdio connection at a rate: the target's measure is
+// test/gateway's BenchmarkServe_ProgressRelay.
 func BenchmarkRelay_Progress(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
