@@ -13,13 +13,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // benchFleet starts a supervisor over n in-memory echo servers (real
 // clock, no watcher, no probes) and waits until all are ready.
-func benchFleet(b *testing.B, n int) (*actors.Supervisor, *actors.Feed) {
+func benchFleet(b *testing.B, n int) (*actors.Supervisor, *journal.Feed) {
 	b.Helper()
 	servers := map[string]any{}
 	for i := range n {

@@ -129,7 +129,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 		warnUntrusted(a.log, found.Invalid)
 	}
 	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
-	a.env.journal.publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
+	a.env.journal.Publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
 	if a.inflightReal {
 		c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
 	}

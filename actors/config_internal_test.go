@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -25,7 +25,7 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 	env := &environment{
 		opts:    Options{LookupEnv: func(string) (string, bool) { return "", false }},
 		log:     zap.NewNop(),
-		journal: newJournal(sys, quartz.NewReal(), 16),
+		journal: journal.New(journal.Options{MaxEvents: 16}),
 		readConfig: func([]string) []reconciler.FileContent {
 			release := make(chan struct{})
 			reads <- release

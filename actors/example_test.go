@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -68,7 +69,7 @@ func Example() {
 }
 
 // waitForState returns the next transition of server to state.
-func waitForState(ctx context.Context, events *actors.Feed, server string, state messages.State) *messages.ServerStateChanged {
+func waitForState(ctx context.Context, events *journal.Feed, server string, state messages.State) *messages.ServerStateChanged {
 	for {
 		select {
 		case env := <-events.C:

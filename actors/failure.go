@@ -96,7 +96,7 @@ func (e *environment) fail(name string, reason string) {
 		return
 	}
 	e.log.Error("supervisor failed; stopping every server", zap.String("actor", name), zap.String("reason", reason))
-	e.journal.publish(&messages.SupervisorFailed{Actor: name, Reason: reason})
+	e.journal.Publish(&messages.SupervisorFailed{Actor: name, Reason: reason})
 	e.cancel()
 }
 
@@ -140,7 +140,7 @@ func (a *rootActor) rebuildWatcher(sup actor.Supervisor, child *actor.PID, reaso
 	}
 	text := a.env.redactor.Redact(truncate(panicReason(reason, msg), maxReasonBytes))
 	a.env.log.Warn("file watcher failed; restarting it", zap.String("reason", text))
-	a.env.journal.publish(&messages.WatcherDegraded{Reason: "watcher restarted after a failure: " + text})
+	a.env.journal.Publish(&messages.WatcherDegraded{Reason: "watcher restarted after a failure: " + text})
 	sup.RestartChildren(child)
 	// Edits made while it was down were not seen: read everything again.
 	a.sys.Root.Send(a.pids.Config, &messages.FileChanged{})

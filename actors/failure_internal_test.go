@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
@@ -21,7 +22,7 @@ import (
 // startWatching starts a supervisor on one config file with the watcher
 // on (real clock, short debounce) and newNotifier as its notifier source;
 // it returns the supervisor, its feed from the first event and the path.
-func startWatching(t *testing.T, newNotifier func() (watcher.Notifier, error)) (*Supervisor, *Feed, string) {
+func startWatching(t *testing.T, newNotifier func() (watcher.Notifier, error)) (*Supervisor, *journal.Feed, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
@@ -68,7 +69,7 @@ func barrier(ctx context.Context, t *testing.T, sup *Supervisor, pid *actor.PID)
 }
 
 // waitEvent returns the next event from feed that match accepts.
-func waitEvent(ctx context.Context, t *testing.T, feed *Feed, what string, match func(messages.Event) bool) messages.Event {
+func waitEvent(ctx context.Context, t *testing.T, feed *journal.Feed, what string, match func(messages.Event) bool) messages.Event {
 	t.Helper()
 	for {
 		select {

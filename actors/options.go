@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -242,10 +243,10 @@ func (o Options) withDefaults() Options {
 		o.CrashLoop = reconciler.DefaultCrashLoop
 	}
 	if o.JournalSize <= 0 {
-		o.JournalSize = DefaultJournalEvents
+		o.JournalSize = journal.DefaultEvents
 	}
 	if o.JournalBytes <= 0 {
-		o.JournalBytes = DefaultJournalBytes
+		o.JournalBytes = journal.DefaultBytes
 	}
 	return o
 }
@@ -263,7 +264,7 @@ type environment struct {
 	opts    Options
 	clock   quartz.Clock
 	log     *zap.Logger
-	journal *Journal
+	journal *journal.Journal
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup

@@ -241,7 +241,7 @@ func (r *reconcilerActor) flush(c actor.Context) {
 	}
 	r.rerouteSubscriptions(c)
 	for _, ev := range r.outbox {
-		r.env.journal.publish(ev)
+		r.env.journal.Publish(ev)
 	}
 	clear(r.outbox)
 	r.outbox = r.outbox[:0]

@@ -74,7 +74,7 @@ func (r *sessionRelay) publishLog(p *mcp.LoggingMessageParams) {
 	if len(data) > maxLogData {
 		data = strings.ToValidUTF8(data[:maxLogData], "") + "…" // not in the middle of a character
 	}
-	r.env.journal.publish(&messages.ServerLogged{
+	r.env.journal.Publish(&messages.ServerLogged{
 		Server: r.server, Session: r.session, Level: string(p.Level),
 		Logger: r.redactor.Redact(p.Logger), Data: data, Dropped: dropped,
 	})

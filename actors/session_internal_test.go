@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -45,7 +46,7 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sup.Close()
-	sub := sup.Follow(Live, 64)
+	sub := sup.Follow(journal.Live, 64)
 	defer sub.Close()
 	waitReady := func(notSession uint64) *serverRow {
 		for {
@@ -121,7 +122,7 @@ func TestSession_RequestToAnEndedSessionIsNotReadyAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sup.Close()
-			sub := sup.Follow(Live, 64)
+			sub := sup.Follow(journal.Live, 64)
 			defer sub.Close()
 			var row *serverRow
 			for row == nil {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -65,7 +66,7 @@ func Start(opts Options) (*Supervisor, error) {
 		opts:       opts,
 		clock:      opts.Clock,
 		log:        opts.Logger,
-		journal:    newSupervisorJournal(s.sys, opts.Clock, opts.Logger, opts.JournalSize, opts.JournalBytes),
+		journal:    newJournal(s.sys, opts),
 		readConfig: ReadConfigFiles,
 		redactor:   reconciler.NewRedactor(append(inheritedSecrets(secrets), opts.Secrets...)...),
 		ending:     newEnding(),
@@ -83,6 +84,18 @@ func Start(opts Options) (*Supervisor, error) {
 	s.sys.Root.SpawnPrefix(props, "mcpvisor")
 	s.pids = <-started
 	return s, nil
+}
+
+// newJournal is a Supervisor's journal: stamped by its clock, bounded
+// as opts say, and published on its actor system's event stream.
+func newJournal(sys *actor.ActorSystem, opts Options) *journal.Journal {
+	return journal.New(journal.Options{
+		MaxEvents: opts.JournalSize,
+		MaxBytes:  opts.JournalBytes,
+		Now:       func() time.Time { return opts.Clock.Now("journal", "stamp") },
+		Stream:    sys.EventStream,
+		Logger:    opts.Logger.Named("journal"),
+	})
 }
 
 // NewActorSystem returns an actor system whose own logs go to logger
@@ -260,7 +273,7 @@ func (s *Supervisor) EventsSince(seq uint64) (events []*messages.Envelope, trunc
 // recovers by itself when the reader falls behind (see Feed). buffer is
 // how many events the feed holds for a slow reader. The feed ends once the
 // Supervisor is closed and its last events were delivered.
-func (s *Supervisor) Follow(since uint64, buffer int) *Feed {
+func (s *Supervisor) Follow(since uint64, buffer int) *journal.Feed {
 	return s.env.journal.Follow(since, buffer)
 }
 

@@ -58,12 +58,12 @@ func (a *watcherActor) start(c actor.Context) {
 			}
 		},
 		// The watcher logs the degradation itself; make it an event too.
-		OnDegraded: func(reason string) { journal.publish(&messages.WatcherDegraded{Reason: reason}) },
+		OnDegraded: func(reason string) { journal.Publish(&messages.WatcherDegraded{Reason: reason}) },
 	})
 	if err != nil {
 		// The system runs on without watching: resync still re-reads.
 		log.Error("file watcher not started; edits need a resync", zap.Error(err))
-		journal.publish(&messages.WatcherDegraded{Reason: "watcher not started: " + err.Error()})
+		journal.Publish(&messages.WatcherDegraded{Reason: "watcher not started: " + err.Error()})
 		return
 	}
 	a.w = w

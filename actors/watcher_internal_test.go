@@ -13,6 +13,7 @@ import (
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
@@ -48,7 +49,7 @@ func TestWatcherActor_DegradedIsAnEventAndEditsStillArrive(t *testing.T) {
 		opts:        Options{Debounce: time.Millisecond, MaxWait: time.Second},
 		clock:       clock,
 		log:         zap.NewNop(),
-		journal:     newJournal(sys, clock, 16),
+		journal:     journal.New(journal.Options{MaxEvents: 16, Stream: sys.EventStream}),
 		newNotifier: func() (watcher.Notifier, error) { return nil, syscall.EMFILE },
 	}
 	pid := sys.Root.Spawn(newWatcherProps(env, sink, []string{path}))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -31,7 +32,7 @@ func ready(server string) func(*messages.ServerStateChanged) bool {
 // the next Expect goes on from there.
 func TestExpect_InOrderSkippingTheRest(t *testing.T) {
 	t.Parallel()
-	j := actors.NewJournal(actors.JournalOptions{})
+	j := journal.New(journal.Options{})
 	w := actorstest.NewWatcher(t, j)
 	j.Publish(&messages.ConfigLoaded{Generation: 1})
 	j.Publish(state("a", messages.StateStarting))
@@ -58,7 +59,7 @@ func TestExpect_InOrderSkippingTheRest(t *testing.T) {
 // and says which; messages.Event matches any event.
 func TestExpectExactly_NothingInBetween(t *testing.T) {
 	t.Parallel()
-	j := actors.NewJournal(actors.JournalOptions{})
+	j := journal.New(journal.Options{})
 	w := actorstest.NewWatcher(t, j)
 	j.Publish(state("a", messages.StateReady))
 	j.Publish(&messages.ToolsChanged{Server: "a"})
@@ -77,7 +78,7 @@ func TestExpectExactly_NothingInBetween(t *testing.T) {
 // the feed ends the wait with an error.
 func TestExpect_BadFiltersAndEndedFeeds(t *testing.T) {
 	t.Parallel()
-	j := actors.NewJournal(actors.JournalOptions{})
+	j := journal.New(journal.Options{})
 	w := actorstest.NewWatcher(t, j)
 	for _, f := range []any{nil, 3, func() {}, (func(*messages.ToolsChanged))(nil), func(int) bool { return true }, func(*messages.ToolsChanged) string { return "" }} {
 		if err := actorstest.Expect(w, f); err == nil {

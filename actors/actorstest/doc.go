@@ -15,7 +15,7 @@
 //	}
 //	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
 //
-// A Watcher follows a Supervisor (or any actors.Journal) from its first
+// A Watcher follows a Supervisor (or any journal.Journal) from its first
 // event with Supervisor.Follow, so it misses nothing and sees every event
 // once, in order. Expect and ExpectExactly take filters: a func with one
 // argument of an event type (*messages.ServerStateChanged, or

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Source is what a Watcher follows: *actors.Supervisor, *actors.Journal.
+// Source is what a Watcher follows: *actors.Supervisor, *journal.Journal.
 type Source interface {
-	Follow(since uint64, buffer int) *actors.Feed
+	Follow(since uint64, buffer int) *journal.Feed
 }
 
 // Watcher records the events of a Source from its first one. Expect and
@@ -23,7 +23,7 @@ type Source interface {
 type Watcher struct {
 	t    testing.TB
 	ctx  context.Context
-	feed *actors.Feed
+	feed *journal.Feed
 	seen []*messages.Envelope // every event read so far
 	next int                  // index in seen of the next event to match
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
 // BenchmarkGateway_WarmStartFromTheCatalogCache measures a warm start:
@@ -44,7 +45,7 @@ func BenchmarkGateway_WarmStartFromTheCatalogCache(b *testing.B) {
 		}
 		gw := gateway.New(sup, zap.NewNop())
 		gw.HoldFirstLists(gateway.DefaultStartupWait, quartz.NewMock(b).WithLogger(quartz.NoOpLogger))
-		feed := sup.Follow(actors.Live, 4096)
+		feed := sup.Follow(journal.Live, 4096)
 		runCtx, stop := context.WithCancel(ctx)
 		ran := make(chan struct{})
 		go func() {

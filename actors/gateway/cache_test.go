@@ -16,6 +16,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -142,7 +143,7 @@ func warmGatewayCache(t testing.TB, ctx context.Context, dir, config string, mk 
 // before Run (in setup), and is copied into the harness's events.
 func followInto(t *testing.T, sup *actors.Supervisor) func(*harness) {
 	return func(h *harness) {
-		feed := sup.Follow(actors.Live, 256)
+		feed := sup.Follow(journal.Live, 256)
 		done, copied := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(copied)

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -90,7 +91,7 @@ func realGateway(b testing.TB, ctx context.Context) (*gateway.Gateway, *mcp.Clie
 	if err != nil {
 		b.Fatal(err)
 	}
-	sub := sup.Follow(actors.Live, 256)
+	sub := sup.Follow(journal.Live, 256)
 	gw := gateway.New(sup, zap.NewNop())
 	relay.Bind(gw)
 	runCtx, stop := context.WithCancel(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -58,7 +59,7 @@ func Example() {
 	defer cs.Close()
 
 	// Follow first, then Run: no change falls between its load and the feed.
-	feed := sup.Follow(actors.Live, 64)
+	feed := sup.Follow(journal.Live, 64)
 	defer feed.Close()
 	following, stop := context.WithCancel(ctx)
 	ran := make(chan struct{})

@@ -151,7 +151,7 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // (ToolsChanged, PromptsChanged, ResourcesChanged,
 // ResourceTemplatesChanged) and relays every ResourceUpdated from events
 // until ctx ends or events is closed. The caller owns the feed behind
-// events (Supervisor.Follow): start it, from actors.Live, before calling
+// events (Supervisor.Follow): start it, from journal.Live, before calling
 // Run so that no change falls between the load and the first event. A gap
 // in the feed (a *messages.FeedTruncated) loads the catalog again. Call
 // Run once.

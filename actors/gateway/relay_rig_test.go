@@ -16,6 +16,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -62,7 +63,7 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 		t.Fatal(err)
 	}
 	r.sup, r.rec = sup, testkit.Record(t, sup)
-	sub := sup.Follow(actors.Live, 256)
+	sub := sup.Follow(journal.Live, 256)
 	r.gw = gateway.New(sup, logger)
 	relay.Bind(r.gw)
 	runCtx, stop := context.WithCancel(context.Background())

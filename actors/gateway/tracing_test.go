@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -75,7 +76,7 @@ func startTracedRig(t testing.TB, tp trace.TracerProvider) *tracedRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := sup.Follow(actors.Live, 256)
+	sub := sup.Follow(journal.Live, 256)
 	r.gw = gateway.New(sup, logger, gateway.WithTracerProvider(tp))
 	runCtx, stop := context.WithCancel(context.Background())
 	ran := make(chan struct{})

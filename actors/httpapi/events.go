@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -35,7 +35,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	st.flush()
 
 	if !replay {
-		since = actors.Live
+		since = journal.Live
 	}
 	feed := s.fleet.Follow(since, 256)
 	defer feed.Close()

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -23,9 +24,9 @@ type Fleet interface {
 	ReadResource(ctx context.Context, uri string, opts ...actors.CallOption) (*mcp.ReadResourceResult, error)
 	Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error)
 	// Follow is actors.Supervisor.Follow: the events after since
-	// (actors.Live: from now on), then live ones, without gap or
+	// (journal.Live: from now on), then live ones, without gap or
 	// duplicate.
-	Follow(since uint64, buffer int) *actors.Feed
+	Follow(since uint64, buffer int) *journal.Feed
 	// Err is actors.Supervisor.Err: nil while the fleet is supervised;
 	// /healthz answers 503 with it otherwise.
 	Err() error

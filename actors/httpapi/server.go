@@ -12,8 +12,8 @@ import (
 	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
 // Options configure a Server. Only Fleet is required.
@@ -155,7 +155,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // feedMetrics follows the fleet's events into the metrics until the
 // returned stop is called; stop waits for the goroutine.
 func (s *Server) feedMetrics() (stop func()) {
-	feed := s.fleet.Follow(actors.Live, 1024)
+	feed := s.fleet.Follow(journal.Live, 1024)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for env := range feed.C {

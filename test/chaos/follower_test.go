@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -13,7 +14,7 @@ import (
 // the test goroutine is busy injecting faults; changed says that events
 // arrived.
 type follower struct {
-	feed    *actors.Feed
+	feed    *journal.Feed
 	changed chan struct{} // one pending wake-up at most
 
 	mu   sync.Mutex

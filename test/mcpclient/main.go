@@ -26,6 +26,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -133,7 +134,7 @@ func schemaDefaults(schema any) map[string]any {
 // waitReady waits, event by event, until the server is ready; its failure
 // (mcpvisor would retry it) ends the run.
 func waitReady(ctx context.Context, sup *actors.Supervisor) error {
-	feed := sup.Follow(actors.Live, 1024)
+	feed := sup.Follow(journal.Live, 1024)
 	defer feed.Close()
 	for {
 		for _, s := range sup.Status().Servers {

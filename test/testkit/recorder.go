@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -14,7 +15,7 @@ import (
 // It is used from the test goroutine only.
 type Recorder struct {
 	t    testing.TB
-	feed *actors.Feed
+	feed *journal.Feed
 	all  []*messages.Envelope
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -20,7 +21,7 @@ var Epoch = time.Date(2026, 3, 1, 10, 2, 11, 204_000_000, time.UTC)
 
 // Fleet implements httpapi.Fleet from fields a test sets. The zero value
 // is an empty fleet: no servers, no tools, no events; calls fail unless
-// CallFunc is set. Its events live in a real actors.Journal, so the API
+// CallFunc is set. Its events live in a real journal.Journal, so the API
 // follows them exactly as it follows a supervisor's.
 type Fleet struct {
 	// CallFunc answers CallTool; nil answers every call with an error.
@@ -42,7 +43,7 @@ type Fleet struct {
 	OnFollow func()
 
 	once    sync.Once
-	journal *actors.Journal
+	journal *journal.Journal
 	stamp   atomic.Int64 // the time Now answers, as Unix nanoseconds
 
 	mu        sync.Mutex
@@ -57,10 +58,10 @@ type Fleet struct {
 	open      int           // feeds open, as last reported by the journal
 }
 
-func (f *Fleet) events() *actors.Journal {
+func (f *Fleet) events() *journal.Journal {
 	f.once.Do(func() {
 		f.stamp.Store(Epoch.UnixNano())
-		f.journal = actors.NewJournal(actors.JournalOptions{
+		f.journal = journal.New(journal.Options{
 			MaxEvents: f.Keep,
 			Now:       func() time.Time { return time.Unix(0, f.stamp.Load()).UTC() },
 			OnFollowers: func(n int) {
@@ -208,7 +209,7 @@ func (f *Fleet) EventsSince(seq uint64) ([]*messages.Envelope, bool) {
 }
 
 // Follow implements httpapi.Fleet.
-func (f *Fleet) Follow(since uint64, buffer int) *actors.Feed {
+func (f *Fleet) Follow(since uint64, buffer int) *journal.Feed {
 	if f.Buffer > 0 {
 		buffer = f.Buffer
 	}

@@ -26,6 +26,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -138,7 +139,7 @@ func run() error {
 
 // settle waits until the server is in one of states.
 func settle(ctx context.Context, sup *actors.Supervisor, states ...messages.State) (messages.ServerStatus, error) {
-	sub := sup.Follow(actors.Live, 1024)
+	sub := sup.Follow(journal.Live, 1024)
 	defer sub.Close()
 	for {
 		for _, s := range sup.Status().Servers {

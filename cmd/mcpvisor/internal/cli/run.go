@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
 // stringList is a repeatable string flag.
@@ -173,7 +174,7 @@ func listenAPI(addr, token string, io IO) (net.Listener, int) {
 // printEvents prints, on a goroutine, every event feed delivers. The
 // goroutine ends, closing the returned channel, when the feed does (the
 // supervisor closed and its last events were printed).
-func printEvents(feed *actors.Feed, io IO) <-chan struct{} {
+func printEvents(feed *journal.Feed, io IO) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
@@ -207,7 +208,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	}
 	// Follow before the gateway loads the fleet's catalog: every change
 	// after the load is in the feed.
-	feed := sup.Follow(actors.Live, 4096)
+	feed := sup.Follow(journal.Live, 4096)
 	// Of two servers claiming one name, URI or URI template, the one
 	// declared first wins: the gateway ranks them by these files.
 	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))

@@ -1,30 +1,20 @@
-package actors
+package journal_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/coder/quartz"
-	"go.uber.org/zap"
-
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
-
-func seqs(envs []*messages.Envelope) []uint64 {
-	out := []uint64{}
-	for _, e := range envs {
-		out = append(out, e.Seq)
-	}
-	return out
-}
 
 // The journal numbers events in one order and replays the newest ones
 // from any sequence number, saying when older ones were dropped.
 func TestJournal_ReplaysFromASequenceNumber(t *testing.T) {
 	t.Parallel()
-	j := newJournal(NewActorSystem(zap.NewNop()), quartz.NewMock(t), 4)
+	j := journal.New(journal.Options{MaxEvents: 4})
 	for range 6 {
-		j.publish(&messages.WatcherDegraded{})
+		j.Publish(&messages.WatcherDegraded{})
 	}
 	tests := []struct {
 		since     uint64
@@ -39,8 +29,8 @@ func TestJournal_ReplaysFromASequenceNumber(t *testing.T) {
 		{since: 9, want: []uint64{}},
 	}
 	for _, tt := range tests {
-		got, truncated := j.since(tt.since)
-		if g := seqs(got); !slices.Equal(g, tt.want) || truncated != tt.truncated {
+		got, truncated := j.Since(tt.since)
+		if g := seqsOf(got); !slices.Equal(g, tt.want) || truncated != tt.truncated {
 			t.Errorf("since(%d) = %v, truncated %v; want %v, %v", tt.since, g, truncated, tt.want, tt.truncated)
 		}
 	}

@@ -1,11 +1,11 @@
-package actors_test
+package journal_test
 
 import (
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -29,7 +29,7 @@ func BenchmarkJournal_Publish(b *testing.B) {
 		ev   messages.Event
 	}{{"ready", ready}, {"failed-16KiB-tail", failed}} {
 		b.Run(bc.name, func(b *testing.B) {
-			j := actors.NewJournal(actors.JournalOptions{})
+			j := journal.New(journal.Options{})
 			for b.Loop() {
 				j.Publish(bc.ev)
 			}
@@ -47,7 +47,7 @@ func BenchmarkJournal_StderrHeavyMemory(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				before := heapInUse()
-				j := actors.NewJournal(actors.JournalOptions{MaxBytes: bc.maxBytes})
+				j := journal.New(journal.Options{MaxBytes: bc.maxBytes})
 				for i := range 20000 {
 					j.Publish(&messages.ServerStateChanged{Server: "noisy", From: messages.StateStarting, To: messages.StateFailed, StderrTail: stderrTail(i)})
 				}

@@ -1,4 +1,4 @@
-package actors_test
+package journal_test
 
 import (
 	"context"
@@ -10,19 +10,20 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
 // publishN publishes n small events.
-func publishN(j *actors.Journal, n int) {
+func publishN(j *journal.Journal, n int) {
 	for range n {
 		j.Publish(&messages.WatcherDegraded{Reason: "x"})
 	}
 }
 
 // next reads one envelope from f; the test context is the only deadline.
-func next(ctx context.Context, t *testing.T, f *actors.Feed) *messages.Envelope {
+func next(ctx context.Context, t *testing.T, f *journal.Feed) *messages.Envelope {
 	t.Helper()
 	select {
 	case env, ok := <-f.C:
@@ -37,7 +38,7 @@ func next(ctx context.Context, t *testing.T, f *actors.Feed) *messages.Envelope 
 }
 
 // readSeqs reads n events and returns their sequence numbers.
-func readSeqs(ctx context.Context, t *testing.T, f *actors.Feed, n int) []uint64 {
+func readSeqs(ctx context.Context, t *testing.T, f *journal.Feed, n int) []uint64 {
 	t.Helper()
 	out := make([]uint64, 0, n)
 	for range n {
@@ -61,7 +62,7 @@ func span(from, to uint64) []uint64 {
 func TestJournal_BoundedInBytes(t *testing.T) {
 	t.Parallel()
 	const maxBytes = 64 << 10
-	j := actors.NewJournal(actors.JournalOptions{MaxEvents: 4096, MaxBytes: maxBytes})
+	j := journal.New(journal.Options{MaxEvents: 4096, MaxBytes: maxBytes})
 	tail := make([]string, 16)
 	for i := range tail {
 		tail[i] = strings.Repeat("e", 1024)
@@ -88,7 +89,7 @@ func TestJournal_BoundedInBytes(t *testing.T) {
 		t.Fatalf("after an oversized event %d kept, want just it", events)
 	}
 	// The count bound still holds on its own.
-	small := actors.NewJournal(actors.JournalOptions{MaxEvents: 4})
+	small := journal.New(journal.Options{MaxEvents: 4})
 	publishN(small, 6)
 	if got, _ := small.Since(0); !slices.Equal(seqsOf(got), []uint64{3, 4, 5, 6}) {
 		t.Fatalf("count-bounded journal keeps %v, want 3..6", seqsOf(got))
@@ -109,8 +110,8 @@ func seqsOf(envs []*messages.Envelope) []uint64 {
 // into a drop.
 func TestFeed_SlowFollowerGetsEveryEventOnce(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{})
 	publishN(j, 10)
 	f := j.Follow(4, 2)
 	defer f.Close()
@@ -135,8 +136,8 @@ func TestFeed_SlowFollowerGetsEveryEventOnce(t *testing.T) {
 // live ones: it recovers by itself, and no event comes twice.
 func TestFeed_FollowerBehindThePastRecovers(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{MaxEvents: 8})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{MaxEvents: 8})
 	f := j.Follow(0, 1)
 	defer f.Close()
 	publishN(j, 50) // only 43..50 are still kept
@@ -174,10 +175,10 @@ func TestFeed_FollowerBehindThePastRecovers(t *testing.T) {
 // after a notice.
 func TestFeed_ReplayThenLive(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{})
 	publishN(j, 5)
-	replay, live, stale := j.Follow(2, 16), j.Follow(actors.Live, 16), j.Follow(9, 16)
+	replay, live, stale := j.Follow(2, 16), j.Follow(journal.Live, 16), j.Follow(9, 16)
 	defer replay.Close()
 	defer live.Close()
 	defer stale.Close()
@@ -197,7 +198,7 @@ func TestFeed_ReplayThenLive(t *testing.T) {
 	}
 
 	// The same from a journal that already dropped its oldest: one notice.
-	small := actors.NewJournal(actors.JournalOptions{MaxEvents: 2})
+	small := journal.New(journal.Options{MaxEvents: 2})
 	publishN(small, 5)
 	f := small.Follow(9, 16)
 	defer f.Close()
@@ -213,8 +214,8 @@ func TestFeed_ReplayThenLive(t *testing.T) {
 // feed closes C at once, twice is fine, and publishing goes on.
 func TestFeed_EndsAfterTheLastEvent(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{})
 	publishN(j, 3)
 	f, unread := j.Follow(0, 1), j.Follow(0, 1)
 	j.Close()
@@ -241,8 +242,8 @@ func TestFeed_EndsAfterTheLastEvent(t *testing.T) {
 // notice saying so, then the oldest kept.
 func TestFeed_StartBeforeTheOldestKept(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{MaxEvents: 4})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{MaxEvents: 4})
 	publishN(j, 10)
 	f := j.Follow(0, 8)
 	defer f.Close()
@@ -264,9 +265,9 @@ func (panickingStream) Publish(any) { panic("subscriber bug") }
 // system) never fails the publisher: the event is kept and followed.
 func TestJournal_PanickingStreamSubscriberIsContained(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	core, logs := observer.New(zapcore.ErrorLevel)
-	j := actors.NewJournal(actors.JournalOptions{Stream: panickingStream{}, Logger: zap.New(core)})
+	j := journal.New(journal.Options{Stream: panickingStream{}, Logger: zap.New(core)})
 	f := j.Follow(0, 4)
 	defer f.Close()
 	j.Publish(&messages.WatcherDegraded{Reason: "x"})
@@ -283,8 +284,8 @@ func TestJournal_PanickingStreamSubscriberIsContained(t *testing.T) {
 // its stop (the metrics) uses.
 func TestFeed_FinishDeliversWhatCameBefore(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
-	j := actors.NewJournal(actors.JournalOptions{})
+	ctx := actorstest.Context(t)
+	j := journal.New(journal.Options{})
 	f := j.Follow(0, 1)
 	defer f.Close()
 	publishN(j, 5)

@@ -1,4 +1,4 @@
-package actors
+package journal
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/coder/quartz"
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -23,7 +21,7 @@ import (
 // Supervisor owns one; fakes of a fleet (httpapitest) use one too, so that
 // every follower of mcpvisor's events runs the same code.
 type Journal struct {
-	opts JournalOptions
+	opts Options
 
 	mu        sync.Mutex
 	seq       uint64 // of the newest event
@@ -36,8 +34,8 @@ type Journal struct {
 	followers int // open feeds
 }
 
-// JournalOptions configure a Journal. The zero value is usable.
-type JournalOptions struct {
+// Options configure a Journal. The zero value is usable.
+type Options struct {
 	// MaxEvents and MaxBytes bound what is kept for replay (defaults 4096
 	// events, 8 MiB as JSON); the oldest go first. The newest event is
 	// kept whatever its size.
@@ -58,8 +56,8 @@ type JournalOptions struct {
 
 // Default journal bounds.
 const (
-	DefaultJournalEvents = 4096
-	DefaultJournalBytes  = 8 << 20
+	DefaultEvents = 4096
+	DefaultBytes  = 8 << 20
 )
 
 // eventOverhead is what an envelope costs beyond its event's JSON: the
@@ -71,13 +69,13 @@ type keptEvent struct {
 	size int
 }
 
-// NewJournal returns an empty journal.
-func NewJournal(opts JournalOptions) *Journal {
+// New returns an empty journal.
+func New(opts Options) *Journal {
 	if opts.MaxEvents <= 0 {
-		opts.MaxEvents = DefaultJournalEvents
+		opts.MaxEvents = DefaultEvents
 	}
 	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultJournalBytes
+		opts.MaxBytes = DefaultBytes
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -87,25 +85,6 @@ func NewJournal(opts JournalOptions) *Journal {
 	}
 	return &Journal{opts: opts, ring: make([]keptEvent, opts.MaxEvents)}
 }
-
-// newJournal is the Supervisor's journal: stamped by its clock, published
-// on its actor system's event stream.
-func newJournal(sys *actor.ActorSystem, clock quartz.Clock, size int) *Journal {
-	return newSupervisorJournal(sys, clock, zap.NewNop(), size, 0)
-}
-
-func newSupervisorJournal(sys *actor.ActorSystem, clock quartz.Clock, log *zap.Logger, size, bytes int) *Journal {
-	return NewJournal(JournalOptions{
-		MaxEvents: size,
-		MaxBytes:  bytes,
-		Now:       func() time.Time { return clock.Now("journal", "stamp") },
-		Stream:    sys.EventStream,
-		Logger:    log.Named("journal"),
-	})
-}
-
-// publish is Publish, for the actors.
-func (j *Journal) publish(ev messages.Event) *messages.Envelope { return j.Publish(ev) }
 
 // Publish stamps ev with the next sequence number, keeps it and wakes
 // every follower. It never blocks on a consumer.
@@ -203,9 +182,6 @@ func (j *Journal) Since(seq uint64) (events []*messages.Envelope, truncated bool
 	defer j.mu.Unlock()
 	return j.appendSince(nil, seq, j.n), seq < j.seq && j.oldest() > seq+1
 }
-
-// since is Since, for the actors.
-func (j *Journal) since(seq uint64) ([]*messages.Envelope, bool) { return j.Since(seq) }
 
 // Newest is the sequence number of the newest event, 0 if none.
 func (j *Journal) Newest() uint64 {
