@@ -90,7 +90,11 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 		}
 	case 4:
 		if s := pick(func(s *rigSession) bool { return !s.stopped }); s != nil {
-			r.run(fmt.Sprintf("crash %s status=%d jitter=%.2f", ref(s), rng.IntN(3), rng.Float64()))
+			if rng.IntN(6) == 0 { // refused for want of a login: needs-auth
+				r.run(fmt.Sprintf(`crash %s auth="login required"`, ref(s)))
+			} else {
+				r.run(fmt.Sprintf("crash %s status=%d jitter=%.2f", ref(s), rng.IntN(3), rng.Float64()))
+			}
 		}
 	case 5:
 		if s := pick(func(s *rigSession) bool { return s.stopping && !s.stopped }); s != nil {
@@ -232,6 +236,9 @@ func (r *fleetRig) converged(want *messages.DesiredState) error {
 		case row.Lazy && row.Status.Session == 0 && (row.Status.State == messages.StateIdle || row.Status.State == messages.StateFailed):
 			// A lazy server kept under its last valid spec: idle, or failed
 			// until it is used (a resync retries no invalid entry).
+		case row.Status.State == messages.StateNeedsAuth && row.Status.Session == 0:
+			// Kept under its last valid spec, waiting for a login (a resync
+			// retries no invalid entry).
 		case row.Status.State != messages.StateInvalid:
 			return fmt.Errorf("%s: %s, want invalid or its last valid session", inv.Name, renderRow(row, r.now))
 		}

@@ -40,6 +40,8 @@ var legalTransitions = func() map[[2]messages.State]bool {
 	add(S(pending, failed, stopped), stopped)            // stop without a session
 	add(S(stopping), stopped)
 	add(S(starting, ready), needsAuth)   // the server asks for OAuth and no usable token is there
+	add(S(needsAuth), needsAuth)         // a report within it (its entry turned invalid: the last valid spec waits)
+	add(S(needsAuth), ready)             // a change completing after its old session was refused
 	add(S(needsAuth), pending, starting) // a resync (after a login) or a config change
 	add(S(needsAuth), stopping, stopped) // removed while waiting for a login
 	// Lazy servers: idle while not running (new, changed, resynced after a
