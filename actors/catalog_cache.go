@@ -54,15 +54,15 @@ const cacheVersion = 1
 // cacheSubdir is the cache's directory under Options.CacheDir.
 const cacheSubdir = "catalogs"
 
-// cachedCatalog is one entry: a server's catalog as its last live session
-// listed it (tools before the tool filters, nothing stamped with a
-// prefix), and what it was listed under. Nobody mutates one once built.
-type cachedCatalog struct {
+// cacheEntry is one entry as it is on disk: a server's catalog as its
+// last live session listed it (tools before the tool filters, nothing
+// stamped with a prefix), and what it was listed under.
+type cacheEntry struct {
 	Version int    `json:"version"`
 	Server  string `json:"server"`
 	// Source is the config file that declared the server.
 	Source string `json:"source"`
-	// Key is cacheKey of the session's fingerprint.
+	// Key is reconciler.CatalogKey of the session's fingerprint.
 	Key       string                      `json:"key"`
 	Tools     []messages.Tool             `json:"tools"`
 	Prompts   []messages.Prompt           `json:"prompts"`
@@ -70,11 +70,14 @@ type cachedCatalog struct {
 	Templates []messages.ResourceTemplate `json:"resourceTemplates"`
 }
 
-// cacheKey is what an entry is kept under for a fingerprint: a hash of
-// it, so the file names no value the fingerprint covers.
-func cacheKey(fingerprint string) string {
-	sum := sha256.Sum256([]byte("mcpvisor/catalog-cache/v1\x00" + fingerprint))
-	return hex.EncodeToString(sum[:16])
+func entryOf(c reconciler.CachedCatalog) *cacheEntry {
+	return &cacheEntry{Version: cacheVersion, Server: c.Server, Source: c.Source, Key: c.Key,
+		Tools: c.Tools, Prompts: c.Prompts, Resources: c.Resources, Templates: c.Templates}
+}
+
+func (e *cacheEntry) catalog() reconciler.CachedCatalog {
+	return reconciler.CachedCatalog{Server: e.Server, Source: e.Source, Key: e.Key,
+		Tools: e.Tools, Prompts: e.Prompts, Resources: e.Resources, Templates: e.Templates}
 }
 
 // cacheFile is the file name of a server's entry: readable, and unique
@@ -95,58 +98,9 @@ func cacheFile(server, source string) string {
 	return strings.TrimLeft(b.String(), ".") + "-" + hex.EncodeToString(sum[:8]) + ".json"
 }
 
-// matches reports whether the entry may be shown for spec.
-func (e *cachedCatalog) matches(spec messages.ServerSpec) bool {
-	return e != nil && e.Server == spec.Name && e.Source == spec.Source.Path && e.Key == cacheKey(spec.Fingerprint)
-}
-
-// digest identifies the entry's content: equal digests, equal entries.
-func (e *cachedCatalog) digest() string {
-	h := sha256.New()
-	w := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
-	w(e.Key)
-	for _, t := range e.Tools {
-		w(t.Name)
-		w(t.Hash)
-	}
-	w("\x01")
-	for _, p := range e.Prompts {
-		w(p.Name)
-		w(p.Hash)
-	}
-	w("\x01")
-	for _, r := range e.Resources {
-		w(r.URI)
-		w(r.Hash)
-	}
-	w("\x01")
-	for _, t := range e.Templates {
-		w(t.URITemplate)
-		w(t.Hash)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// markCached sets Cached on every item of an entry just read (it is not
-// written: live items are not cached ones).
-func (e *cachedCatalog) markCached() {
-	for i := range e.Tools {
-		e.Tools[i].Cached, e.Tools[i].Server = true, e.Server
-	}
-	for i := range e.Prompts {
-		e.Prompts[i].Cached, e.Prompts[i].Server = true, e.Server
-	}
-	for i := range e.Resources {
-		e.Resources[i].Cached, e.Resources[i].Server = true, e.Server
-	}
-	for i := range e.Templates {
-		e.Templates[i].Cached, e.Templates[i].Server = true, e.Server
-	}
-}
-
 // catalogCache is the cache directory and its writer. The reconciler
-// hands it entries to write (store) and to remove (remove); neither
-// blocks. Close (Supervisor.Close, once the actors have stopped) lets the
+// hands it the entries the fleet asks to keep (store) and to forget
+// (remove); neither blocks. Close (Supervisor.Close, once the actors have stopped) lets the
 // writer finish what is pending and end; the environment's WaitGroup
 // counts it.
 type catalogCache struct {
@@ -167,7 +121,7 @@ type catalogCache struct {
 
 // cacheOp is one write (entry set) or removal (entry nil) of a file.
 type cacheOp struct {
-	entry *cachedCatalog
+	entry *cacheEntry
 	// secrets finds what must never be cached: the server's env and
 	// header values, URL credentials, mcpvisor's own tokens.
 	secrets *reconciler.Redactor
@@ -179,10 +133,9 @@ type cacheFileSize struct {
 }
 
 // openCatalogCache reads every entry of dir/catalogs (a missing directory
-// is an empty cache) and returns the cache with the entries, by file.
-// Nothing it finds is fatal: a file it cannot use is skipped with a
-// warning.
-func openCatalogCache(dir string, maxEntry, total int, log *zap.Logger) (*catalogCache, map[string]*cachedCatalog) {
+// is an empty cache) and returns the cache with the entries. Nothing it
+// finds is fatal: a file it cannot use is skipped with a warning.
+func openCatalogCache(dir string, maxEntry, total int, log *zap.Logger) (*catalogCache, []reconciler.CachedCatalog) {
 	c := &catalogCache{
 		dir: filepath.Join(dir, cacheSubdir), maxEntry: maxEntry, total: total, log: log.Named("catalog-cache"),
 		pending: map[string]cacheOp{}, wake: make(chan struct{}, 1), sizes: map[string]cacheFileSize{},
@@ -190,8 +143,8 @@ func openCatalogCache(dir string, maxEntry, total int, log *zap.Logger) (*catalo
 	return c, c.load()
 }
 
-func (c *catalogCache) load() map[string]*cachedCatalog {
-	out := map[string]*cachedCatalog{}
+func (c *catalogCache) load() []reconciler.CachedCatalog {
+	var out []reconciler.CachedCatalog
 	dirents, err := os.ReadDir(c.dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -232,7 +185,7 @@ func (c *catalogCache) load() map[string]*cachedCatalog {
 			continue
 		}
 		used += size
-		out[f.name] = e
+		out = append(out, e.catalog())
 		c.sizes[f.name] = cacheFileSize{size: size, seq: uint64(len(files) - i)}
 	}
 	c.seq = uint64(len(files))
@@ -243,29 +196,42 @@ func (c *catalogCache) load() map[string]*cachedCatalog {
 // this version for the server its name says.
 var errForeignEntry = errors.New("not a catalog cache entry of this version")
 
-func (c *catalogCache) read(name string) (*cachedCatalog, error) {
+func (c *catalogCache) read(name string) (*cacheEntry, error) {
 	data, err := os.ReadFile(filepath.Join(c.dir, name))
 	if err != nil {
 		return nil, err
 	}
-	var e cachedCatalog
+	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
 	if e.Version != cacheVersion || e.Server == "" || e.Key == "" || cacheFile(e.Server, e.Source) != name {
 		return nil, errForeignEntry
 	}
-	e.markCached()
 	return &e, nil
 }
 
-// store queues a write of entry as file, unless it holds one of secrets.
-func (c *catalogCache) store(file string, entry *cachedCatalog, secrets *reconciler.Redactor) {
-	c.queue(file, cacheOp{entry: entry, secrets: secrets})
+// store queues a write of what a session of spec listed, unless it holds
+// one of spec's secrets or of own (mcpvisor's tokens).
+func (c *catalogCache) store(spec messages.ServerSpec, entry reconciler.CachedCatalog, own []string) {
+	c.queue(cacheFile(entry.Server, entry.Source), cacheOp{entry: entryOf(entry), secrets: cacheSecrets(spec, own)})
 }
 
-// remove queues the removal of file.
-func (c *catalogCache) remove(file string) { c.queue(file, cacheOp{}) }
+// remove queues the removal of server's entry, as source declares it.
+func (c *catalogCache) remove(server, source string) { c.queue(cacheFile(server, source), cacheOp{}) }
+
+// minCacheSecretBytes is the shortest config value that keeps a catalog
+// holding it out of the cache: shorter ones ("true", "debug") are words
+// any description may hold.
+const minCacheSecretBytes = 8
+
+// cacheSecrets finds what no cache entry may hold: the spec's env and
+// header values, URL credentials and literal credentials (at least
+// minCacheSecretBytes), and mcpvisor's own tokens.
+func cacheSecrets(spec messages.ServerSpec, own []string) *reconciler.Redactor {
+	secrets := slices.DeleteFunc(append(reconciler.SecretsOf(spec), own...), func(s string) bool { return len(s) < minCacheSecretBytes })
+	return reconciler.NewRedactor(secrets...)
+}
 
 func (c *catalogCache) queue(file string, op cacheOp) {
 	c.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,9 +22,14 @@ import (
 )
 
 // entryFor is a small entry for server, about size bytes as JSON.
-func entryFor(server string, size int) *cachedCatalog {
-	return &cachedCatalog{Version: cacheVersion, Server: server, Source: "/cfg/mcp.json", Key: cacheKey("fp-" + server),
+func entryFor(server string, size int) reconciler.CachedCatalog {
+	return reconciler.CachedCatalog{Server: server, Source: "/cfg/mcp.json", Key: reconciler.CatalogKey("fp-" + server),
 		Tools: []messages.Tool{{Server: server, Name: "t", Description: strings.Repeat("d", size), Hash: "h"}}}
+}
+
+// specFor is the spec entryFor's server runs (its secrets: none).
+func specFor(server string) messages.ServerSpec {
+	return messages.ServerSpec{Name: server, Source: messages.Position{Path: "/cfg/mcp.json"}}
 }
 
 func cachedFiles(t *testing.T, dir string) []string {
@@ -44,7 +48,7 @@ func cachedFiles(t *testing.T, dir string) []string {
 
 // runCache opens a cache on dir with the bounds, hands it ops, and waits
 // for its writer to carry them out.
-func runCache(t *testing.T, dir string, maxEntry, total int, log *zap.Logger, ops func(c *catalogCache)) map[string]*cachedCatalog {
+func runCache(t *testing.T, dir string, maxEntry, total int, log *zap.Logger, ops func(c *catalogCache)) []reconciler.CachedCatalog {
 	t.Helper()
 	c, loaded := openCatalogCache(dir, maxEntry, total, log)
 	done := make(chan struct{})
@@ -66,15 +70,14 @@ func TestCatalogCache_SizeBounds(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	a, b, c := entryFor("a", 400), entryFor("b", 400), entryFor("c", 400)
-	fa, fb, fc := cacheFile("a", a.Source), cacheFile("b", b.Source), cacheFile("c", c.Source)
-	none := reconciler.NewRedactor()
-	data, _ := json.Marshal(a)
+	fb, fc := cacheFile("b", b.Source), cacheFile("c", c.Source)
+	data, _ := json.Marshal(entryOf(a))
 	size := len(data) // the three are the same size
 	runCache(t, dir, 1000, size*5/2, zap.NewNop(), func(cc *catalogCache) {
-		cc.store(fa, a, none)
-		cc.store(fb, b, none)
+		cc.store(specFor("a"), a, nil)
+		cc.store(specFor("b"), b, nil)
 	})
-	runCache(t, dir, 1000, size*5/2, zap.NewNop(), func(cc *catalogCache) { cc.store(fc, c, none) })
+	runCache(t, dir, 1000, size*5/2, zap.NewNop(), func(cc *catalogCache) { cc.store(specFor("c"), c, nil) })
 	want := []string{fb, fc}
 	slices.Sort(want)
 	if got := cachedFiles(t, dir); !slices.Equal(got, want) {
@@ -87,15 +90,15 @@ func TestCatalogCache_SizeBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := runCache(t, dir, 1000, size*3/2, zap.NewNop(), func(*catalogCache) {})
-	if _, ok := loaded[fc]; !ok || len(loaded) != 1 {
-		t.Errorf("loaded %v, want only c (the newest within the total)", slices.Collect(maps.Keys(loaded)))
+	if len(loaded) != 1 || loaded[0].Server != "c" {
+		t.Errorf("loaded %v, want only c (the newest within the total)", loaded)
 	}
 	if got := cachedFiles(t, dir); !slices.Equal(got, []string{fc}) {
 		t.Errorf("files %v, want only c's", got)
 	}
 
 	core, logs := observer.New(zapcore.DebugLevel)
-	runCache(t, dir, 1000, 10_000, zap.New(core), func(cc *catalogCache) { cc.store(fc, entryFor("c", 2000), none) })
+	runCache(t, dir, 1000, 10_000, zap.New(core), func(cc *catalogCache) { cc.store(specFor("c"), entryFor("c", 2000), nil) })
 	if got := cachedFiles(t, dir); len(got) != 0 {
 		t.Errorf("files %v after an oversized write: want c's old entry removed, nothing written", got)
 	}

@@ -17,8 +17,8 @@
 //	            the reconciler for it (which starts it when idle) and waits
 //	            on its own goroutine, at most the connect timeout, for the
 //	            session to send the request to (reconciler_lazy.go); and it
-//	            keeps the catalog cache: it shows the cached catalog of a
-//	            server not up yet and hands changed live ones to the writer
+//	            steps the fleet with the catalog cache read at start and
+//	            hands the writer the entries the fleet keeps or forgets
 //	config      reads every config file into one desired state (one read in
 //	            flight at most; the generation grows only on real changes)
 //	watcher     owns the file watcher (config files, trust store and input

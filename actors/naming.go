@@ -2,8 +2,10 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
@@ -95,4 +97,13 @@ func checkRoutable(row *serverRow, item string, kind itemKind) (*serverRow, stri
 		return nil, "", fmt.Errorf("%w: %q has no %s %q", kind.unknown, row.status.Name, kind.noun, item)
 	}
 	return row, item, nil
+}
+
+// listsCached reports whether a row that shows its cached catalog lists
+// an item of kind by that name (the server's own name for it).
+func (row *serverRow) listsCached(name string, kind itemKind) bool {
+	if kind.noun == toolItems.noun {
+		return slices.ContainsFunc(row.tools, func(t messages.Tool) bool { return t.Name == name })
+	}
+	return row.cat.hasPrompt(name)
 }

@@ -285,7 +285,7 @@ type environment struct {
 	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
 	// it held at start, for the reconciler.
 	catalogs       *catalogCache
-	cachedCatalogs map[string]*cachedCatalog
+	cachedCatalogs []reconciler.CachedCatalog
 	// ctx is the parent of every session's lifeline; cancel ends them all
 	// (a failure does, and Close, whatever state the actors are in).
 	ctx    context.Context

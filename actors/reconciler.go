@@ -3,7 +3,6 @@ package actors
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,12 +44,8 @@ type reconcilerActor struct {
 	connects       connectSampler // the connect policy's samples (reconciler_connects.go)
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
-	// subs are the resource subscriptions by URI; reroute says a change
-	// of where URIs route is to be applied to them after the view swap.
-	subs    map[string]*resourceSub
-	reroute bool
-	// cache is the catalog cache's state (catalog_cache_view.go).
-	cache cacheShell
+	// subs are the resource subscriptions by URI.
+	subs map[string]*resourceSub
 
 	// Of the message being handled: its events and replies, sent after the
 	// view is swapped.
@@ -104,15 +99,15 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 			users:    map[string]chan<- useAnswer{},
 			waiters:  map[string]chan<- messages.Event{},
 			subs:     map[string]*resourceSub{},
-			cache:    newCacheShell(env.catalogs, env.cachedCatalogs),
 		}
 	})
 }
 
 func (r *reconcilerActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
+	case *actor.Started:
+		r.loadCache(c)
 	case *messages.DesiredState:
-		r.cacheDesired(m)
 		r.step(c, reconciler.DesiredArrived{Now: r.now(), Desired: m})
 	case *messages.Resync:
 		r.step(c, reconciler.ResyncArrived{Now: r.now(), Resync: m})
@@ -187,9 +182,12 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 			r.refuse(e)
 		case reconciler.SampleConnects:
 			r.armSample(c, e)
+		case reconciler.CacheCatalog:
+			r.env.catalogs.store(e.Spec, e.Entry, r.env.opts.Secrets)
+		case reconciler.ForgetCatalog:
+			r.env.catalogs.remove(e.Server, e.Source)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
-			r.noteCatalogEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)
 		case reconciler.Reply:
 			r.replies = append(r.replies, e)
@@ -228,18 +226,12 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 // flush swaps the fleet view, then publishes the queued events in order
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
-	r.primeCatalogs(c)
-	names, changed := r.fleet.TakeChanged()
-	if cached := r.takeCacheTouched(); len(cached) > 0 {
-		names, changed = slices.Compact(slices.Sorted(slices.Values(append(names, cached...)))), true
-	}
-	if changed {
+	if names, changed := r.fleet.TakeChanged(); changed {
 		old := r.view.load()
 		r.refreshView(names)
-		r.publishCachedCatalogs(old, names)
 		r.pushLiveRoots(c, old, names)
+		r.rerouteSubscriptions(c, old, names)
 	}
-	r.rerouteSubscriptions(c)
 	for _, ev := range r.outbox {
 		r.env.journal.Publish(ev)
 	}
@@ -283,7 +275,14 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
 	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
 		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
 		Transport: m.transport})
-	r.cacheLive(m.server, m.id, m.cat, true)
+}
+
+// loadCache turns the fleet's catalog cache on with what Start read
+// from disk (unless the cache is off).
+func (r *reconcilerActor) loadCache(c actor.Context) {
+	if r.env.catalogs != nil {
+		r.step(c, reconciler.CacheLoaded{Entries: r.env.cachedCatalogs})
+	}
 }
 
 func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -47,29 +48,23 @@ func (r *reconcilerActor) sessionCatalog(c actor.Context, m *sessionCatalog) {
 	if cat.kinds&kindResources != 0 {
 		r.step(c, reconciler.SessionResources{Server: m.server, Session: m.id, Resources: cat.resources, Templates: cat.templates, Skipped: cat.skipped})
 	}
-	r.cacheLive(m.server, m.id, cat, false)
-}
-
-// noteCatalogEvent marks the subscriptions for rerouting when an event
-// changes where URIs route (a server's resources or templates came, went
-// or changed: a new session of it, a failure, a stop, a re-list).
-func (r *reconcilerActor) noteCatalogEvent(ev messages.Event) {
-	switch ev.(type) {
-	case *messages.ResourcesChanged, *messages.ResourceTemplatesChanged:
-		r.reroute = true
-	}
 }
 
 // rerouteSubscriptions has each subscribed URI held by the session that
-// owns it now, once the view shows the change: a URI whose owner has a new
-// session (or is another server now) is subscribed there and dropped
-// where it was. A URI nobody owns keeps its count and waits for an owner.
-func (r *reconcilerActor) rerouteSubscriptions(c actor.Context) {
-	if !r.reroute {
+// owns it now, once the view shows a change of where URIs route (a row
+// among names that lists resources or templates, or listed some: a new
+// session of its server, a failure, a stop, a re-list): a URI whose owner
+// has a new session (or is another server now) is subscribed there and
+// dropped where it was. A URI nobody owns keeps its count and waits for
+// an owner.
+func (r *reconcilerActor) rerouteSubscriptions(c actor.Context, old *fleetSnapshot, names []string) {
+	if len(r.subs) == 0 {
 		return
 	}
-	r.reroute = false
 	snap := r.view.load()
+	if !slices.ContainsFunc(names, func(name string) bool { return routesURIs(old, name) || routesURIs(snap, name) }) {
+		return
+	}
 	for uri, sub := range r.subs {
 		row, ok := snap.resourceOwner(uri)
 		if !ok || row.session == nil || row.session.Equal(sub.session) {
@@ -114,6 +109,13 @@ func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeRes
 	if sub.session != nil {
 		c.Send(sub.session, &unsubscribeUpstream{uri: m.uri})
 	}
+}
+
+// routesURIs reports whether the server's row in s lists resources or
+// resource templates.
+func routesURIs(s *fleetSnapshot, server string) bool {
+	row, ok := s.row(server)
+	return ok && len(row.cat.resources)+len(row.cat.templates) > 0
 }
 
 // resourceUpdated publishes an update from a server's current session of

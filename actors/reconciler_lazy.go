@@ -13,8 +13,7 @@ import (
 // The shell's half of lazy servers (the rules are the fleet's, in
 // reconciler/fleet_lazy.go): requests ask the reconciler for a lazy
 // server (useServer) and hold it until they end (releaseServer); idle
-// timers run on the quartz clock; and an idle server whose catalog is not
-// known is started once to list it (catalogKnown decides).
+// timers run on the quartz clock.
 
 // Messages private to the reconciler actor, for lazy servers.
 type (
@@ -92,23 +91,6 @@ func (r *reconcilerActor) sendAnswers() {
 func (r *reconcilerActor) idleDue(c actor.Context, m *idleDue) {
 	r.idles.fired(m.server, m.token)
 	r.step(c, reconciler.IdleDue{Now: r.now(), Server: m.server, Token: m.token})
-}
-
-// primeCatalogs starts, once, each server that went idle without a
-// catalog the shell knows, to list it (the fleet stops it again after).
-func (r *reconcilerActor) primeCatalogs(c actor.Context) {
-	for _, name := range r.fleet.TakeIdled() {
-		if row, ok := r.fleet.Row(name); ok && !r.catalogKnown(row) {
-			r.step(c, reconciler.CatalogWanted{Now: r.now(), Server: name})
-		}
-	}
-}
-
-// catalogKnown is the one place that says whether an idle server's
-// catalog is known without starting it: listed by a session of its
-// current spec. A catalog kept elsewhere (on disk) answers here too.
-func (r *reconcilerActor) catalogKnown(row reconciler.Row) bool {
-	return row.CatalogCurrent || r.cache.knows(row.Status.Name)
 }
 
 // use holds a lazy server for one request: it asks the reconciler for

@@ -44,7 +44,7 @@ type serverRow struct {
 	// the server is ready, or it is lazy and a request starts it.
 	ready bool
 	// cached says the row lists its server's cached catalog (tools and
-	// cat) while the server is not up yet (catalog_cache_view.go).
+	// cat) while the server is not up yet (reconciler/fleet_cache.go).
 	cached bool
 	// lazy says requests go through the reconciler (Supervisor.use),
 	// which starts the server and counts them; connectTimeout bounds
@@ -177,7 +177,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if !ok {
 		return nil
 	}
-	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Listed, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
+	row := &serverRow{status: fr.Status, named: fr.Named, tools: fr.Tools, ready: fr.Listed, cached: fr.Cached, callTimeout: fr.CallTimeout, cat: catalogRow(fr),
 		resetOnProgress: fr.ResetTimeoutOnProgress, roots: fr.Roots,
 		lazy: fr.Lazy, connectTimeout: startWait(fr.ConnectTimeout, r.env.opts.ConnectTimeout)}
 	if row.callTimeout <= 0 {
@@ -195,7 +195,6 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 			row.exposed[t.Name] = true
 		}
 	}
-	r.cachedRow(row, fr)
 	return row
 }
 

@@ -4,7 +4,8 @@
 // (Plan diffs desired against observed), the retry policy (Backoff,
 // CrashLoop), and Fleet, the reconciler's state machine: stepped with one
 // input at a time, it returns the effects to carry out (spawn, stop, arm a
-// timer, publish, reply), and Row projects its status. It does no I/O,
+// timer, publish, reply, keep a catalog in the cache), and Row projects
+// its status, a cached catalog included (fleet_cache.go). It does no I/O,
 // reads no clock, draws no random numbers and logs nothing: the actors in
 // package actors read files, keep time and carry the effects out.
 //

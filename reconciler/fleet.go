@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -91,8 +92,13 @@ type Fleet struct {
 	// expose them (see reindex).
 	claims map[messages.CatalogKind]*claimIndex
 
-	// idled names the servers that went idle since TakeIdled.
+	// idled names the servers that went idle in this step: those whose
+	// catalog nobody knows are started to list it (primeIdled).
 	idled map[string]bool
+
+	// cache is what the fleet knows of the catalog cache (fleet_cache.go);
+	// nil while it is off.
+	cache *catalogCache
 }
 
 // FleetOptions is the fleet's policy.
@@ -137,11 +143,22 @@ type fleetServer struct {
 	retryToken uint64
 
 	tools []messages.Tool // as listed by cur, before filtering
-	// catalog is the rest of what cur listed; published is what the
-	// fleet last published of it (see publishCatalog).
-	catalog, published serverCatalog
+	// catalog is the rest of what cur listed.
+	catalog serverCatalog
+	// announced and published are the tools and the rest of the catalog
+	// that the fleet last announced for s (publishTools, publishCatalog):
+	// its live catalog or its cached one (shownCached), whichever its row
+	// listed then. indexed is what it claims in the routing index: live
+	// resources and templates only.
+	announced          []messages.Tool
+	published, indexed serverCatalog
+	shownCached        bool
 
 	lazyState // uses, idle timer, priming (fleet_lazy.go)
+
+	// removed says s is leaving the fleet (removed or disabled): it shows
+	// no cached catalog while it goes.
+	removed bool
 }
 
 // warning is what status says about a change that failed while the
@@ -220,9 +237,8 @@ func (f *Fleet) Step(in Input) []Effect {
 	case ServerReleased:
 		f.now = in.Now
 		f.serverReleased(in)
-	case CatalogWanted:
-		f.now = in.Now
-		f.catalogWanted(in)
+	case CacheLoaded:
+		f.cacheLoaded(in)
 	case IdleDue:
 		f.now = in.Now
 		f.idleDue(in)
@@ -230,12 +246,23 @@ func (f *Fleet) Step(in Input) []Effect {
 		f.now = in.Now
 		f.connectsSampled(in)
 	}
-	f.startQueued()
-	f.requestSample()
-	f.checkResyncs()
+	f.settle()
+	if f.primeIdled() {
+		f.settle()
+	}
+	f.announceTouched()
 	out := f.effects
 	f.effects = nil
 	return out
+}
+
+// settle ends a step: queued servers take the free connect slots, a
+// sample is asked for while any wait, and resyncs whose servers all
+// settled complete.
+func (f *Fleet) settle() {
+	f.startQueued()
+	f.requestSample()
+	f.checkResyncs()
 }
 
 // Generation is the newest desired state the fleet has seen;
@@ -260,6 +287,20 @@ func (f *Fleet) TakeChanged() (names []string, changed bool) {
 }
 
 func (f *Fleet) effect(e Effect) { f.effects = append(f.effects, e) }
+
+// announceTouched ends a step by holding every server it touched to the
+// rule that its catalog events tell what its row lists: whatever the step
+// changed (a state alone can show or hide a cached catalog, or a lazy
+// server's last one), the difference from what was last announced is
+// published. Where the step published already, there is none.
+func (f *Fleet) announceTouched() {
+	for _, name := range slices.Sorted(maps.Keys(f.touched)) {
+		if s := f.servers[name]; s != nil {
+			f.publishTools(s)
+			f.publishCatalog(s)
+		}
+	}
+}
 
 // emit queues an event; a server event also marks that server's row.
 func (f *Fleet) emit(ev messages.Event) {

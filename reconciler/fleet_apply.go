@@ -15,6 +15,7 @@ func (f *Fleet) desiredArrived(m *messages.DesiredState) {
 	desired := Desired{Servers: m.Servers, Invalid: m.Invalid}
 	steps := Plan(desired, f.observedServers())
 	f.emit(&messages.PlanComputed{Generation: m.Generation, Steps: steps})
+	f.forgetStale(m.Servers)
 	f.generation, f.desired, f.dirty = m.Generation, desired, true
 	f.applyInvalid(m.Invalid)
 	f.applyDisabled(m.Servers)
@@ -50,7 +51,7 @@ func (f *Fleet) applyStep(st messages.PlanStep, spec messages.ServerSpec) bool {
 			s = &fleetServer{state: messages.StateStopped}
 			f.servers[spec.Name] = s
 		}
-		s.spec = spec
+		s.spec, s.removed = spec, false
 		f.resetFailures(s)
 		if f.lazy(s) && !s.used() {
 			f.rest(s, "lazy: idle until used")
@@ -101,11 +102,7 @@ func (f *Fleet) keep(s *fleetServer, spec messages.ServerSpec) {
 	// An idle server made eager lists nothing until it is ready.
 	listingChanged := f.listing(s) != wasListing
 	if !slices.Equal(old.AllowTools, spec.AllowTools) || !slices.Equal(old.DenyTools, spec.DenyTools) || old.Prefix != spec.Prefix || listingChanged {
-		var prev []messages.Tool
-		if wasListing {
-			prev = filterTools(s.tools, old)
-		}
-		f.publishTools(s, prev)
+		f.publishTools(s)
 	}
 	if listingChanged {
 		f.publishCatalog(s)
@@ -170,13 +167,13 @@ func (f *Fleet) stop(name, reason string) {
 	if s == nil {
 		return
 	}
+	s.removed = true
 	f.cancelRetry(s)
 	f.queue = slices.DeleteFunc(f.queue, func(q string) bool { return q == name })
 	f.stopSession(s.next)
 	s.next = nil
-	prev := f.exposed(s)
 	s.tools, s.catalog, s.listed = nil, serverCatalog{}, ""
-	f.publishTools(s, prev) // everything it exposed is withdrawn
+	f.publishTools(s) // everything it exposed is withdrawn
 	f.publishCatalog(s)
 	f.cancelIdle(s)
 	f.refuseWaiting(s, reason)

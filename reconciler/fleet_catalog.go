@@ -80,6 +80,7 @@ func (f *Fleet) sessionPrompts(m SessionPrompts) {
 	s.catalog.prompts = stampPrompts(m.Prompts, s.spec.Prefix)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
+	f.cacheListed(s, listedPrompts, CachedCatalog{Prompts: m.Prompts})
 }
 
 func (f *Fleet) sessionResources(m SessionResources) {
@@ -90,6 +91,7 @@ func (f *Fleet) sessionResources(m SessionResources) {
 	s.catalog.resources, s.catalog.templates = m.Resources, m.Templates
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
+	f.cacheListed(s, listedResources, CachedCatalog{Resources: m.Resources, Templates: m.Templates})
 }
 
 func (f *Fleet) publishSkipped(skipped []messages.CatalogItemSkipped) {
@@ -107,14 +109,32 @@ func (f *Fleet) exposedCatalog(s *fleetServer) serverCatalog {
 	return s.catalog
 }
 
+// shownCatalog is the rest of what s's row lists: its exposed catalog,
+// else the cached one it shows (cached is then true), else nothing.
+func (f *Fleet) shownCatalog(s *fleetServer) (cat serverCatalog, cached bool) {
+	if f.listing(s) {
+		return s.catalog, false
+	}
+	if e, ok := f.cached(s); ok {
+		return serverCatalog{prompts: stampPrompts(e.Prompts, s.spec.Prefix), resources: e.Resources, templates: e.Templates}, true
+	}
+	return serverCatalog{}, false
+}
+
 // publishCatalog publishes, kind by kind, the difference between what s
-// last published and what it exposes now, and keeps the routing index in
-// step with it. The events share the lists with the fleet: nobody mutates
-// a list once a session has sent it (a new listing is a new list), which
-// keeps a change's cost to its diff rather than a copy per event.
+// last published and what its row lists now, and keeps the routing index
+// in step with its live catalog. The events share the lists with the
+// fleet: nobody mutates a list once a session has sent it (a new listing
+// is a new list), which keeps a change's cost to its diff rather than a
+// copy per event.
 func (f *Fleet) publishCatalog(s *fleetServer) {
-	now, prev := f.exposedCatalog(s), s.published
-	s.published = now
+	now, cached := f.shownCatalog(s)
+	prev, wasCached := s.published, s.shownCached
+	s.published, s.shownCached = now, cached
+	live := f.exposedCatalog(s)
+	// Without the cache on either side, the published lists are the
+	// claimed ones: one diff serves both.
+	both := !cached && !wasCached
 	var session uint64
 	if s.cur != nil {
 		session = s.cur.id
@@ -123,14 +143,23 @@ func (f *Fleet) publishCatalog(s *fleetServer) {
 	if a, r, c := diffItems(prev.prompts, now.prompts, promptKey, promptHash); len(a)+len(r)+len(c) > 0 {
 		f.emit(&messages.PromptsChanged{Server: name, Session: session, Prompts: now.prompts, Added: a, Removed: r, Changed: c})
 	}
-	if a, r, c := diffItems(prev.resources, now.resources, resourceKey, resourceHash); len(a)+len(r)+len(c) > 0 {
+	a, r, c := diffItems(prev.resources, now.resources, resourceKey, resourceHash)
+	if len(a)+len(r)+len(c) > 0 {
 		f.emit(&messages.ResourcesChanged{Server: name, Session: session, Resources: now.resources, Added: a, Removed: r, Changed: c})
-		f.reindex(messages.KindResources, name, a, r)
 	}
-	if a, r, c := diffItems(prev.templates, now.templates, templateKey, templateHash); len(a)+len(r)+len(c) > 0 {
+	if !both {
+		a, r, _ = diffItems(s.indexed.resources, live.resources, resourceKey, resourceHash)
+	}
+	f.reindex(messages.KindResources, name, a, r)
+	a, r, c = diffItems(prev.templates, now.templates, templateKey, templateHash)
+	if len(a)+len(r)+len(c) > 0 {
 		f.emit(&messages.ResourceTemplatesChanged{Server: name, Session: session, Templates: now.templates, Added: a, Removed: r, Changed: c})
-		f.reindex(messages.KindResourceTemplates, name, a, r)
 	}
+	if !both {
+		a, r, _ = diffItems(s.indexed.templates, live.templates, templateKey, templateHash)
+	}
+	f.reindex(messages.KindResourceTemplates, name, a, r)
+	s.indexed = live
 }
 
 // claimIndex maps the keys of one kind to the servers that expose them:
@@ -184,6 +213,9 @@ func (c *claimIndex) remove(key, server string) (left []string) {
 // is a conflict: one event per other server and kind, naming the first
 // keys. Both servers' rows are touched (the loser's shows a warning).
 func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed []string) {
+	if len(added)+len(removed) == 0 {
+		return
+	}
 	idx := f.claims[kind]
 	if idx == nil {
 		idx = newClaimIndex()

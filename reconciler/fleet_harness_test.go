@@ -42,6 +42,11 @@ type fleetRig struct {
 	useServer map[string]string
 	answered  map[string]bool
 	released  map[string]bool
+	// cached are the catalog cache's entries the script gave (cache).
+	cached []reconciler.CachedCatalog
+	// announced is each server's catalog as its catalog events told it,
+	// by kind ("tools", "prompts", ...): the keys of the last event's list.
+	announced map[string]map[string][]string
 
 	out []string // the rendering of the command being run
 	// rows holds each row as last printed: a row is printed when it changed.
@@ -81,13 +86,7 @@ func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
 		r.track(e)
 		r.print(renderEffect(e, r.now))
 	}
-	// The shell asks for the catalogs it does not know (a script primes
-	// them with "prime").
-	for _, name := range r.fleet.TakeIdled() {
-		if row, ok := r.fleet.Row(name); ok && !row.CatalogCurrent {
-			r.print("unlisted " + name)
-		}
-	}
+	r.checkAnnounced()
 	names, _ := r.fleet.TakeChanged()
 	for _, name := range names {
 		line := "row " + name + " gone"
@@ -105,6 +104,7 @@ func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
 func (r *fleetRig) track(e reconciler.Effect) {
 	switch e := e.(type) {
 	case reconciler.Publish:
+		r.note(e.Event)
 		if ev, ok := e.Event.(*messages.ServerStateChanged); ok && !reconciler.LegalTransition(ev.From, ev.To) {
 			r.t.Fatalf("%s: %s→%s is not a documented transition (%s)", ev.Server, ev.From, ev.To, ev.Reason)
 		}
@@ -149,6 +149,53 @@ func (r *fleetRig) track(e reconciler.Effect) {
 }
 
 func (r *fleetRig) print(line string) { r.out = append(r.out, line) }
+
+// note records what a catalog event announces.
+func (r *fleetRig) note(ev messages.Event) {
+	set := func(server, kind string, keys []string) {
+		if r.announced == nil {
+			r.announced = map[string]map[string][]string{}
+		}
+		if r.announced[server] == nil {
+			r.announced[server] = map[string][]string{}
+		}
+		r.announced[server][kind] = keys
+	}
+	switch ev := ev.(type) {
+	case *messages.ToolsChanged:
+		set(ev.Server, "tools", toolNames(ev.Tools))
+	case *messages.PromptsChanged:
+		set(ev.Server, "prompts", keysOf(ev.Prompts, func(p messages.Prompt) string { return p.Name }))
+	case *messages.ResourcesChanged:
+		set(ev.Server, "resources", keysOf(ev.Resources, func(r messages.Resource) string { return r.URI }))
+	case *messages.ResourceTemplatesChanged:
+		set(ev.Server, "templates", keysOf(ev.Templates, func(t messages.ResourceTemplate) string { return t.URITemplate }))
+	}
+}
+
+// checkAnnounced holds every server's row to what its catalog events
+// announced: a follower of the events (the gateway) lists exactly what
+// status shows, whether it came from a session or from the cache.
+func (r *fleetRig) checkAnnounced() {
+	rows := map[string]reconciler.Row{}
+	for _, row := range r.fleet.Rows() {
+		rows[row.Status.Name] = row
+	}
+	for server, kinds := range r.announced {
+		row := rows[server]
+		shows := map[string][]string{
+			"tools":     toolNames(row.Tools),
+			"prompts":   keysOf(row.Prompts, func(p messages.Prompt) string { return p.Name }),
+			"resources": keysOf(row.Resources, func(r messages.Resource) string { return r.URI }),
+			"templates": keysOf(row.Templates, func(t messages.ResourceTemplate) string { return t.URITemplate }),
+		}
+		for kind, keys := range kinds {
+			if !slices.Equal(keys, shows[kind]) {
+				r.t.Fatalf("%s: %s announced %v, but its row (%s) lists %v", server, kind, keys, renderRow(row, r.now), shows[kind])
+			}
+		}
+	}
+}
 
 // answer checks that use id, of server, is answered once.
 func (r *fleetRig) answer(id, server string) {
@@ -381,6 +428,10 @@ func renderEffect(e reconciler.Effect, now time.Time) string {
 		return fmt.Sprintf("sample connects in %s", e.Delay)
 	case reconciler.Publish:
 		return renderEvent(e.Event)
+	case reconciler.CacheCatalog:
+		return fmt.Sprintf("cache %s %s:%s", e.Spec.Name, e.Spec.Fingerprint, renderEntry(e.Entry))
+	case reconciler.ForgetCatalog:
+		return fmt.Sprintf("forget cached %s", e.Server)
 	case reconciler.Reply:
 		switch m := e.Message.(type) {
 		case *messages.ResyncPlanned:
@@ -476,9 +527,12 @@ func renderRow(row reconciler.Row, now time.Time) string {
 	add("attempt", st.Attempt, st.Attempt != 0)
 	add("restarts", st.Restarts, st.Restarts != 0)
 	add("retry", "+"+st.NextRetry.Sub(now).String(), !st.NextRetry.IsZero())
+	if row.Cached {
+		parts = append(parts, "cached")
+	}
 	if row.Lazy {
 		parts = append(parts, "lazy")
-		if row.Listed && !row.CatalogCurrent {
+		if row.Listed && !row.CatalogCurrent && !row.Cached {
 			parts = append(parts, "stale")
 		}
 	}
@@ -490,6 +544,29 @@ func renderRow(row reconciler.Row, now time.Time) string {
 		line += fmt.Sprintf(" warning=%q", st.Warning)
 	}
 	return line
+}
+
+// renderEntry lists a cached catalog's items by kind.
+func renderEntry(e reconciler.CachedCatalog) string {
+	var b strings.Builder
+	list := func(kind string, keys []string) {
+		if len(keys) > 0 {
+			fmt.Fprintf(&b, " %s=%s", kind, strings.Join(keys, ","))
+		}
+	}
+	list("tools", toolNames(e.Tools))
+	list("prompts", keysOf(e.Prompts, func(p messages.Prompt) string { return p.Name }))
+	list("resources", keysOf(e.Resources, func(r messages.Resource) string { return r.URI }))
+	list("templates", keysOf(e.Templates, func(t messages.ResourceTemplate) string { return t.URITemplate }))
+	return b.String()
+}
+
+func keysOf[T any](items []T, key func(T) string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = key(it)
+	}
+	return out
 }
 
 func toolNames(ts []messages.Tool) []string {

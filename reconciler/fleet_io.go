@@ -100,14 +100,6 @@ type ServerReleased struct {
 	Server string
 }
 
-// CatalogWanted asks for an idle lazy server's catalog: the fleet starts
-// it only to list it, and stops it again (back to idle) once listed. The
-// shell asks for the servers of TakeIdled whose catalog it does not know.
-type CatalogWanted struct {
-	Now    time.Time
-	Server string
-}
-
 // IdleDue is the firing of the idle timer armed with Token.
 type IdleDue struct {
 	Now    time.Time
@@ -118,7 +110,6 @@ type IdleDue struct {
 func (DesiredArrived) isInput()     {}
 func (ServerWanted) isInput()       {}
 func (ServerReleased) isInput()     {}
-func (CatalogWanted) isInput()      {}
 func (IdleDue) isInput()            {}
 func (DiagnosticsArrived) isInput() {}
 func (ResyncArrived) isInput()      {}

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 //	situation                                   action
 //	desired, new or changed                     idle (a changed spec's catalog is stale until listed again)
 //	idle, a use arrives (ServerWanted)          start; the use waits and is granted once ready
-//	idle, its catalog is unknown (CatalogWanted) start to list it; stop once listed, back to idle
+//	idle, its catalog unknown (neither listed    start to list it; stop once listed, back to idle
+//	for its spec nor cached)
 //	ready, the last use released                arm the idle timer (idleTimeout; none: keep running)
 //	idle timer fires, nothing in use            stop, then idle (not stopped): catalog kept
 //	fails while a use waits                     back off and retry as usual; the waits go on
@@ -89,23 +91,6 @@ func (f *Fleet) listing(s *fleetServer) bool {
 		return s.toIdle
 	}
 	return false
-}
-
-// TakeIdled returns the servers that went idle since the last call,
-// sorted: the shell asks for the catalogs it does not know (CatalogWanted).
-func (f *Fleet) TakeIdled() []string {
-	if len(f.idled) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(f.idled))
-	for name := range f.idled {
-		if s := f.servers[name]; s != nil && s.state == messages.StateIdle {
-			names = append(names, name)
-		}
-	}
-	clear(f.idled)
-	slices.Sort(names)
-	return names
 }
 
 // rest makes s idle: no session, no timer, its failures forgotten.
@@ -299,13 +284,22 @@ func (f *Fleet) stoppedToIdle(s *fleetServer, session uint64) {
 	f.idled[s.spec.Name] = true
 }
 
-func (f *Fleet) catalogWanted(m CatalogWanted) {
-	s := f.servers[m.Server]
-	if s == nil || s.state != messages.StateIdle || !f.lazy(s) {
-		return
+// primeIdled starts, to list its catalog, each server that went idle in
+// this step whose catalog is not known: listed by a session of its spec,
+// or in the cache for it. It reports whether it started any.
+func (f *Fleet) primeIdled() bool {
+	primed := false
+	for _, name := range slices.Sorted(maps.Keys(f.idled)) {
+		s := f.servers[name]
+		if s == nil || s.state != messages.StateIdle || !f.lazy(s) || s.catalogCurrent() || f.cacheKnows(s) {
+			continue
+		}
+		s.priming = true
+		f.launch(s, "listing its catalog")
+		primed = true
 	}
-	s.priming = true
-	f.launch(s, "listing its catalog")
+	clear(f.idled)
+	return primed
 }
 
 // lazyFailed handles the failure of a lazy server (fail has recorded it):

@@ -30,6 +30,13 @@ func TestFleet_ConvergesWhateverHappens(t *testing.T) {
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		rig := newFleetRig(t, opts)
+		// Half the runs start with a catalog cache, which knows some
+		// servers' catalogs under some versions.
+		for _, name := range []string{"a", "b", "c", "d"} {
+			if seed%2 == 0 && rng.IntN(2) == 0 {
+				rig.run(fmt.Sprintf("cache %s=v%d tools=echo,cached prompts=p%d", name, 1+rng.IntN(3), rng.IntN(2)))
+			}
+		}
 		var last []string
 		for range 80 {
 			rig.out = nil
@@ -137,7 +144,9 @@ func randomOp(rng *rand.Rand, r *fleetRig) []string {
 			r.run("release " + open[rng.IntN(len(open))])
 		}
 	case 11:
-		r.run("prime " + []string{"a", "b", "c", "d"}[rng.IntN(4)])
+		if s := pick(func(s *rigSession) bool { return live(s) && s.ready }); s != nil {
+			r.run("prompts " + ref(s) + " p" + fmt.Sprint(rng.IntN(3)))
+		}
 	}
 	return nil
 }

@@ -30,9 +30,14 @@ type Row struct {
 	// claim the same URI, the earlier owns it.
 	Order ConfigOrder
 	Ready bool
-	// Listed says the catalog above is exposed: the server is ready, or
-	// it is lazy and between sessions (a request starts it).
+	// Listed says the catalog above is exposed and routed: the server is
+	// ready, or it is lazy and between sessions (a request starts it).
 	Listed bool
+	// Cached says the catalog above is the server's cached one, shown
+	// while it is not up yet (fleet_cache.go); its items are marked
+	// Cached. An eager server's is listed, not routed (Listed is false); a
+	// lazy server's routes as its own would.
+	Cached bool
 	// Lazy says the server starts only when used (messages.AutostartLazy);
 	// CatalogCurrent that its catalog was listed by a session of its
 	// current spec.
@@ -84,6 +89,8 @@ func (f *Fleet) Row(name string) (Row, bool) {
 				}
 				row.Status.Warning = BoundText(w)
 			}
+		} else if e, ok := f.cached(s); ok {
+			f.cachedRow(&row, s, e)
 		}
 		row.Order = f.order(name)
 		return row, true
@@ -99,6 +106,16 @@ func (f *Fleet) Row(name string) (Row, bool) {
 		}, Named: true}, true
 	}
 	return Row{}, false
+}
+
+// cachedRow fills in the cached catalog e that s's row shows.
+func (f *Fleet) cachedRow(row *Row, s *fleetServer, e *CachedCatalog) {
+	row.Cached, row.Status.Cached = true, true
+	row.Tools = filterTools(e.Tools, s.spec)
+	row.Prompts, row.Resources, row.Templates = stampPrompts(e.Prompts, s.spec.Prefix), e.Resources, e.Templates
+	row.Status.Tools, row.Status.Prompts = len(row.Tools), len(row.Prompts)
+	row.Status.Resources, row.Status.Templates = len(row.Resources), len(row.Templates)
+	row.Listed = f.lazy(s)
 }
 
 // Rows renders every server, sorted by name.

@@ -51,12 +51,13 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //	status                                               print every row
 //	use name                                             a request wants name now (use u1, u2, ...)
 //	release uN                                           use uN is done, or gave up waiting
-//	prime name                                           the shell asks for an idle server's catalog
+//	cache name=version [tools=a,b] [prompts=p] [resources=u] [templates=t]
+//	                                                     the shell's catalog cache held this entry at
+//	                                                     start (cache lines come first: each steps a
+//	                                                     CacheLoaded with every entry so far)
 //
 // Entries also take the options lazy, eager and idle=D (the idle timeout).
-// "tick" fires idle timers too; "unlisted name" says the shell would be
-// asked for a catalog it may not know (it primes the server, unless its
-// cache knows the catalog).
+// "tick" fires idle timers too.
 //
 // A bare name means its newest live session.
 func TestFleet_Scripts(t *testing.T) {
@@ -256,8 +257,14 @@ func (r *fleetRig) run(command string) {
 		}
 		r.released[args[1]] = true
 		r.step(reconciler.ServerReleased{Now: r.now, ID: args[1], Server: server})
-	case "prime":
-		r.step(reconciler.CatalogWanted{Now: r.now, Server: args[1]})
+	case "cache":
+		name, version, _ := strings.Cut(args[1], "=")
+		r.cached = append(r.cached, reconciler.CachedCatalog{
+			Server: name, Source: "mcp.json", Key: reconciler.CatalogKey(version), Tools: tools(name, splitList(kv["tools"])),
+			Prompts: prompts(name, splitList(kv["prompts"])), Resources: resources(name, splitList(kv["resources"])),
+			Templates: templates(name, splitList(kv["templates"])),
+		})
+		r.step(reconciler.CacheLoaded{Entries: r.cached})
 	case "sampled":
 		if !r.sampling {
 			r.t.Fatalf("sampled: the fleet asked for no sample")

@@ -93,7 +93,6 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	if s == nil {
 		return
 	}
-	prev := f.exposed(s) // what was exposed before this report
 	switch {
 	case s.next != nil && s.next.id == m.Session:
 		// The changed spec works: swap, then retire the old session.
@@ -124,9 +123,10 @@ func (f *Fleet) sessionReady(m SessionReady) {
 		reason += fallbackNote(s.cur.spec.Transport, m.Transport)
 	}
 	f.transition(s, messages.StateReady, reason, func(ev *messages.ServerStateChanged) { ev.PID = m.PID })
-	f.publishTools(s, prev)
+	f.publishTools(s)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
+	f.cacheListed(s, listedAll, CachedCatalog{Tools: m.Tools, Prompts: m.Prompts, Resources: m.Resources, Templates: m.Templates})
 	f.grantWaiting(s)
 	f.settleIdle(s)
 }
@@ -136,9 +136,9 @@ func (f *Fleet) sessionTools(m SessionTools) {
 	if s == nil || s.cur == nil || s.cur.id != m.Session || !s.cur.ready {
 		return
 	}
-	prev := f.exposed(s)
 	s.tools = m.Tools
-	f.publishTools(s, prev)
+	f.publishTools(s)
+	f.cacheListed(s, listedTools, CachedCatalog{Tools: m.Tools})
 }
 
 // sessionFailed handles the death, or the failed start, of a session.
@@ -154,10 +154,9 @@ func (f *Fleet) sessionFailed(m *messages.ServerFailed, jitter float64) {
 	if s.cur == nil || s.cur.id != m.Session || s.cur.stopping {
 		return // stale
 	}
-	prev := f.exposed(s)
 	f.stopSession(s.cur) // makes sure the process group is gone
 	s.cur = nil
-	f.fail(s, m, jitter, prev)
+	f.fail(s, m, jitter)
 }
 
 // changeFailed handles the failure of a make-before-break candidate: the
@@ -169,7 +168,7 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 	s.next = nil
 	if s.cur == nil {
 		s.spec, s.changeErr = spec, ""
-		f.fail(s, m, jitter, nil)
+		f.fail(s, m, jitter)
 		return
 	}
 	s.changeErr = m.Error
@@ -181,11 +180,11 @@ func (f *Fleet) changeFailed(s *fleetServer, m *messages.ServerFailed, jitter fl
 }
 
 // fail marks s failed after the failure m (its sessions are already being
-// stopped), withdraws the tools it exposed (prev), and arms a retry unless
-// the restart policy or the crash-loop budget says otherwise.
-func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, prev []messages.Tool) {
+// stopped), withdraws the tools it exposed, and arms a retry unless the
+// restart policy or the crash-loop budget says otherwise.
+func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64) {
 	if m.NeedsAuth {
-		f.needsAuth(s, m, prev)
+		f.needsAuth(s, m)
 		return
 	}
 	s.attempt++
@@ -195,7 +194,7 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 	if !f.lazy(s) {
 		s.tools, s.catalog, s.listed = nil, serverCatalog{}, ""
 	}
-	f.publishTools(s, prev) // a dead server exposes nothing (a lazy one its last catalog)
+	f.publishTools(s) // a dead server exposes nothing (a lazy one its last catalog)
 	f.publishCatalog(s)
 	f.cancelRetry(s)
 	if f.lazyFailed(s, m, loop, jitter) {
@@ -221,10 +220,10 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64, p
 // needsAuth parks s until a person logs in: no attempt counted, no
 // backoff, no crash-loop budget spent. A resync (which `mcpvisor auth
 // login` asks for) or a config change starts it again.
-func (f *Fleet) needsAuth(s *fleetServer, m *messages.ServerFailed, prev []messages.Tool) {
+func (f *Fleet) needsAuth(s *fleetServer, m *messages.ServerFailed) {
 	s.lastErr, s.stderrTail = m.Error, nil
 	s.tools = nil
-	f.publishTools(s, prev)
+	f.publishTools(s)
 	f.cancelRetry(s)
 	f.transition(s, messages.StateNeedsAuth, "needs authorization: run `mcpvisor auth login "+s.spec.Name+"`", func(ev *messages.ServerStateChanged) {
 		ev.Session, ev.Error = m.Session, m.Error
@@ -294,9 +293,24 @@ func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
 	return filterTools(s.tools, s.spec)
 }
 
-// publishTools publishes the difference between prev and what s exposes now.
-func (f *Fleet) publishTools(s *fleetServer, prev []messages.Tool) {
-	now := f.exposed(s)
+// shownTools is what s's row lists: its exposed tools, else the cached
+// ones it shows (cached is then true), else none.
+func (f *Fleet) shownTools(s *fleetServer) (tools []messages.Tool, cached bool) {
+	if f.listing(s) {
+		return filterTools(s.tools, s.spec), false
+	}
+	if e, ok := f.cached(s); ok {
+		return filterTools(e.Tools, s.spec), true
+	}
+	return nil, false
+}
+
+// publishTools publishes the difference between the tools last announced
+// for s and what its row lists now.
+func (f *Fleet) publishTools(s *fleetServer) {
+	now, cached := f.shownTools(s)
+	prev := s.announced
+	s.announced, s.shownCached = now, cached
 	added, removed, changed := diffTools(prev, now)
 	if len(added)+len(removed)+len(changed) == 0 {
 		return
