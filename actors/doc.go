@@ -48,7 +48,7 @@
 //   - Each session actor's lifeline goroutine owns its connection from dial
 //     to close (a stdio server's process is waited for by a goroutine its
 //     transport starts when the connection closes, which ends with the
-//     process: transport_stdio.go); each subscribe and unsubscribe, each
+//     process: internal/transport); each subscribe and unsubscribe, each
 //     re-list of a kind and each health probe runs on its own goroutine;
 //     each tool call, prompt get, resource read and completion runs on its
 //     caller's goroutine, with the lane the session publishes while it is

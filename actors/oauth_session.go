@@ -1,12 +1,9 @@
 package actors
 
 import (
-	"net/http"
-	"strings"
-
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -20,51 +17,21 @@ import (
 // requests (see authorizeSSE), and so does the HTTP+SSE connection that
 // transport detection may fall back to. The stored token's values join the
 // session's redactor, and so does every token the handler obtains later.
-func (s *sessionActor) attachOAuth(cn *conn) {
-	if !oauthOn(s.env.opts) || hasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
+func (s *sessionActor) attachOAuth(cn *transport.Conn) {
+	if !oauthOn(s.env.opts) || transport.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
 		return
 	}
-	st, streamable := cn.transport.(*mcp.StreamableClientTransport)
-	if _, sse := cn.transport.(*mcp.SSEClientTransport); !streamable && (!sse || cn.guard == nil) {
+	client, ok := cn.OAuthClient()
+	if !ok {
 		return
-	}
-	client := &http.Client{}
-	if cn.http != nil {
-		client.Transport = cn.http // loopback-friendly, closed with the session
 	}
 	s.oauth = oauth.NewHandler(oauth.Config{
 		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
 		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
 		Learn: s.redactor.learn,
 	})
-	cn.oauth = s.oauth
-	if streamable {
-		st.OAuthHandler = s.oauth
-	} else {
-		cn.authorizeSSE()
-	}
+	cn.Authorize(s.oauth)
 	s.redactor.learn(s.oauth.Secrets()...)
-}
-
-// authorizeSSE puts the session's OAuth handler in front of an HTTP+SSE
-// connection's requests, inside its origin guard (so a request the guard
-// refuses never gets a token): the bearer token on every request, and a
-// 401 or 403 handled as the streamable transport handles it
-// (oauth.Transport).
-func (c *conn) authorizeSSE() {
-	if c.oauth != nil && c.guard != nil {
-		c.guard.next = oauth.Transport(c.oauth, c.guard.origin, c.guard.next)
-	}
-}
-
-// hasAuthorization reports an Authorization header set by hand.
-func hasAuthorization(headers map[string]string) bool {
-	for k := range headers {
-		if strings.EqualFold(k, "Authorization") {
-			return true
-		}
-	}
-	return false
 }
 
 // authFailure marks a failure that only a login can cure: the fleet then

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -51,7 +49,7 @@ type sessionActor struct {
 	cs     *mcp.ClientSession // set once connected
 	calls  chan struct{}      // bounds concurrent calls
 	listN  [3]uint64          // generation of the newest listing, per kind (see catalogKinds)
-	conn   *conn              // for the stderr tail; owned by the lifeline
+	conn   *transport.Conn    // for the stderr tail; owned by the lifeline
 
 	probeTimer  *quartz.Timer
 	probeN      uint64 // generation of the probe schedule
@@ -197,28 +195,25 @@ func (s *sessionActor) start(c actor.Context) {
 	s.ctx, s.cancel = context.WithCancel(s.env.ctx)
 	self, root := c.Self(), c.ActorSystem().Root
 	environ, err := callEnviron(func() []string { return s.env.environFor(s.spec) })
-	var cn *conn
+	var cn *transport.Conn
 	if err == nil {
-		cn, err = dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace, s.env.clock)
+		cn, err = transport.Dial(s.spec, s.env.opts.Dial, environ, s.env.opts.StopGrace, s.env.clock)
 	}
 	if err == nil && s.spec.HeadersHelper != "" {
 		var helperEnv []string
 		if helperEnv, err = callEnviron(s.env.opts.Environ); err == nil {
-			cn = withHeadersHelper(s.spec, helperEnv, cn)
+			cn.UseHeadersHelper(s.spec, helperEnv)
 		}
 	}
 	if err != nil {
 		root.Send(self, &lifelineEnded{err: fmt.Errorf("build transport: %w", err), exitCode: -1})
 		return
 	}
-	if cn.stderr != nil {
-		cn.stderr.redactWith(s.redactor.fixed()) // before the process starts
-	}
+	cn.RedactStderr(s.redactor.fixed()) // before the process starts
 	s.attachOAuth(cn)
-	if cn.cmd != nil { // the connect policy samples the server's process group
-		parent := c.Parent()
-		cn.transport = &startedTransport{Transport: cn.transport, started: func() { root.Send(parent, &sessionSpawned{id: s.id, pid: cn.pid()}) }}
-	}
+	// The connect policy samples the server's process group.
+	parent := c.Parent()
+	cn.OnStart(func(pid int) { root.Send(parent, &sessionSpawned{id: s.id, pid: pid}) })
 	s.conn = cn
 	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
@@ -239,8 +234,8 @@ func (s *sessionActor) start(c actor.Context) {
 			// A panic here (a custom transport's Connect, say) would take
 			// the whole process down: it is this session's failure instead.
 			if p := recover(); p != nil {
-				cn.signalGroup(syscall.SIGKILL)
-				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.stderrTail()})
+				cn.SignalGroup(syscall.SIGKILL)
+				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.StderrTail()})
 			}
 		}()
 		s.lifeline(s.ctx, self, root, cn, client)
@@ -253,16 +248,16 @@ func (s *sessionActor) start(c actor.Context) {
 // sessionRelay.clientOptions): never the go-sdk's default roots, which a
 // server would then ask for and could hang on to a stop for the whole
 // grace.
-func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *conn, client *mcp.Client) {
+func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *transport.Conn, client *mcp.Client) {
 	traced, span := s.env.tracing.startConnect(ctx, s.spec)
 	cs, cat, cancel, err := s.connect(traced, client, cn)
 	s.env.tracing.endConnect(ctx, span, cs, err)
-	defer cn.release()
-	root.Send(self, &connected{cs: cs, pid: cn.pid(), cat: cat, err: err, transport: cn.used(s.spec)})
+	defer cn.Release()
+	root.Send(self, &connected{cs: cs, pid: cn.PID(), cat: cat, err: err, transport: cn.Used(s.spec)})
 	if err != nil {
-		cn.signalGroup(syscall.SIGKILL) // leftovers of a failed start
+		cn.SignalGroup(syscall.SIGKILL) // leftovers of a failed start
 		// Asked to stop while connecting: that is a stop, not a failure.
-		root.Send(self, &lifelineEnded{stopped: ctx.Err() != nil, err: err, exitCode: exitCode(cn), tail: cn.stderrTail()})
+		root.Send(self, &lifelineEnded{stopped: ctx.Err() != nil, err: err, exitCode: cn.ExitCode(), tail: cn.StderrTail()})
 		return
 	}
 	defer cancel()
@@ -270,9 +265,9 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	go func() { died <- cs.Wait() }()
 	select {
 	case err := <-died:
-		cn.signalGroup(syscall.SIGKILL) // grandchildren of a dead server
+		cn.SignalGroup(syscall.SIGKILL) // grandchildren of a dead server
 		_ = cs.Close()                  // releases what the session still holds (its listen subscription)
-		root.Send(self, &lifelineEnded{err: deathError(err, cn), exitCode: exitCode(cn), tail: cn.stderrTail()})
+		root.Send(self, &lifelineEnded{err: cn.DeathError(err), exitCode: cn.ExitCode(), tail: cn.StderrTail()})
 	case <-ctx.Done():
 		s.close(cs, cn)
 		<-died
@@ -285,14 +280,14 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 // the dial context must outlive the handshake (an SSE transport reads its
 // event stream under it), so on success it is returned for the lifeline to
 // cancel when the session ends.
-func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn) (*mcp.ClientSession, catalog, context.CancelFunc, error) {
+func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *transport.Conn) (*mcp.ClientSession, catalog, context.CancelFunc, error) {
 	timeout := s.spec.ConnectTimeout
 	if timeout <= 0 {
 		timeout = s.env.opts.ConnectTimeout
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := connectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.orderedTransport))
+	cs, err := transport.ConnectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.orderedTransport))
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)
@@ -310,49 +305,21 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *conn
 		return nil, catalog{}, nil, errors.New("stopped while connecting")
 	case fired:
 		return nil, catalog{}, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
-	case closedByServer(err) && exited(cn):
-		return nil, catalog{}, nil, handshakeExit(cn)
-	case cn.refused() != nil:
+	case transport.ClosedByServer(err) && cn.Exited():
+		return nil, catalog{}, nil, cn.HandshakeExit()
+	case cn.Refused() != nil:
 		// The go-sdk may report a refused write as the connection closing.
-		return nil, catalog{}, nil, fmt.Errorf("connect: %w", cn.refused())
+		return nil, catalog{}, nil, fmt.Errorf("connect: %w", cn.Refused())
 	default:
 		return nil, catalog{}, nil, fmt.Errorf("connect: %w", err)
 	}
-}
-
-// closedByServer reports whether a handshake failed because the server's
-// end of the connection closed (its stdout reached end of file), rather
-// than because the client gave up on it (garbage on stdout, a protocol
-// error), after which the process exits too. The go-sdk flattens the read
-// error into text ("client is closing: EOF"), so the text is checked as
-// well as the chain.
-func closedByServer(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), "EOF")
-}
-
-// exited reports whether the server's process has been reaped. A failed
-// Connect closes the session, which waits for the process, so a server
-// that exited during the handshake has its exit status by now.
-func exited(cn *conn) bool { return cn.exitState() != nil }
-
-// handshakeExit says that the server exited before the handshake was done,
-// with its exit status and its last stderr line: the first thing a user
-// needs to see when a server does not start (a script not found, an API
-// key missing). The SDK's own words for it ("client is closing: EOF") say
-// neither. The caller redacts the text.
-func handshakeExit(cn *conn) error {
-	msg := "server process exited during the MCP handshake: " + cn.exitState().String()
-	if tail := cn.stderrTail(); len(tail) > 0 {
-		msg += "; its last stderr line: " + tail[len(tail)-1]
-	}
-	return errors.New(msg)
 }
 
 // close ends a live session gracefully: close it (stdin closes, the
 // server should exit), wait the grace period, then SIGTERM and, a second
 // later, SIGKILL the whole process group. It returns once the session's
 // Close returned, which for stdio means the process was reaped.
-func (s *sessionActor) close(cs *mcp.ClientSession, cn *conn) {
+func (s *sessionActor) close(cs *mcp.ClientSession, cn *transport.Conn) {
 	closed := make(chan struct{})
 	go func() {
 		_ = cs.Close() // informational only: servers often exit non-zero on EOF
@@ -362,18 +329,18 @@ func (s *sessionActor) close(cs *mcp.ClientSession, cn *conn) {
 	defer grace.Stop()
 	select {
 	case <-closed:
-		cn.signalGroup(syscall.SIGKILL) // anything the server left behind
+		cn.SignalGroup(syscall.SIGKILL) // anything the server left behind
 		return
 	case <-grace.C:
 	}
-	cn.signalGroup(syscall.SIGTERM)
+	cn.SignalGroup(syscall.SIGTERM)
 	kill := s.env.clock.NewTimer(time.Second, "session", "stop-kill")
 	defer kill.Stop()
 	select {
 	case <-closed:
 	case <-kill.C:
 	}
-	cn.signalGroup(syscall.SIGKILL)
+	cn.SignalGroup(syscall.SIGKILL)
 	<-closed
 }
 
@@ -470,11 +437,11 @@ func (s *sessionActor) listFailed(c actor.Context, err error) {
 // stderrReader returns a function that reads the live stderr tail,
 // redacted, from any goroutine (the ring has its own lock); nil for HTTP.
 func (s *sessionActor) stderrReader() func() []string {
-	if s.conn == nil || s.conn.stderr == nil {
+	if s.conn == nil || !s.conn.Stdio() {
 		return nil
 	}
-	ring, redactor := s.conn.stderr, s.redactor
-	return func() []string { return redactLines(redactor, ring.Tail()) }
+	cn, redactor := s.conn, s.redactor
+	return func() []string { return redactLines(redactor, cn.StderrTail()) }
 }
 
 // stderr is the server's stderr tail so far (empty for HTTP).
@@ -482,28 +449,5 @@ func (s *sessionActor) stderr() []string {
 	if s.conn == nil {
 		return nil
 	}
-	return s.conn.stderrTail()
-}
-
-func exitCode(cn *conn) int {
-	st := cn.exitState()
-	if st == nil {
-		return -1
-	}
-	return st.ExitCode()
-}
-
-// deathError describes how a live session ended.
-func deathError(err error, cn *conn) error {
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
-	case exited(cn):
-		return fmt.Errorf("server process exited: %s", cn.exitState().String())
-	case err != nil:
-		return fmt.Errorf("session lost: %w", err)
-	default:
-		return errors.New("session closed by the server")
-	}
+	return s.conn.StderrTail()
 }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/mcptrace"
+	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -157,12 +158,12 @@ func (t *tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.Clien
 // the relay's own wrapping) so that the HTTP requests of a transport
 // mcpvisor built itself (cn.http set: not a custom Dial's) carry the
 // trace context of the request they send.
-func (t *tracing) transports(cn *conn, next func(mcp.Transport) mcp.Transport) func(mcp.Transport) mcp.Transport {
+func (t *tracing) transports(cn *transport.Conn, next func(mcp.Transport) mcp.Transport) func(mcp.Transport) mcp.Transport {
 	if t == nil {
 		return next
 	}
 	return func(tr mcp.Transport) mcp.Transport {
-		if cn.http != nil {
+		if cn.OwnHTTP() {
 			switch st := tr.(type) {
 			case *mcp.StreamableClientTransport:
 				traceHTTP(st.HTTPClient)

@@ -1,4 +1,4 @@
-package actors
+package transport
 
 import (
 	"bytes"
@@ -34,14 +34,14 @@ type headersHelper struct {
 	runs    int
 }
 
-// withHeadersHelper wraps the origin-bound transport of an HTTP or SSE
-// connection when the entry has a headersHelper.
-func withHeadersHelper(spec messages.ServerSpec, environ []string, cn *conn) *conn {
-	if spec.HeadersHelper == "" || cn.guard == nil {
-		return cn
+// UseHeadersHelper has the entry's headersHelper add the headers of
+// every request to the server's origin, when the entry has one and the
+// connection is HTTP or SSE (environ is the helper's environment).
+func (c *Conn) UseHeadersHelper(spec messages.ServerSpec, environ []string) {
+	if spec.HeadersHelper == "" || c.guard == nil {
+		return
 	}
-	cn.guard.next = &headersHelper{spec: spec, environ: environ, origin: cn.guard.origin, next: cn.guard.next}
-	return cn
+	c.guard.next = &headersHelper{spec: spec, environ: environ, origin: c.guard.origin, next: c.guard.next}
 }
 
 func (h *headersHelper) RoundTrip(req *http.Request) (*http.Response, error) {

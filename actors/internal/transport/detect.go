@@ -1,4 +1,4 @@
-package actors
+package transport
 
 import (
 	"context"
@@ -34,7 +34,7 @@ type transportDetector struct {
 
 // detectTransport arms detection on a freshly dialled streamable HTTP
 // connection: its HTTP client reports every POST's status.
-func detectTransport(spec messages.ServerSpec, cn *conn) *conn {
+func detectTransport(spec messages.ServerSpec, cn *Conn) *Conn {
 	st, ok := cn.transport.(*mcp.StreamableClientTransport)
 	if !ok || st.HTTPClient == nil {
 		return cn
@@ -68,7 +68,7 @@ func (d *transportDetector) olderServer() bool {
 // to the SSE transport (and its HTTP client, bound to the URL's origin as
 // every SSE connection is), so whoever holds cn closes what runs. wrap is
 // applied to the transport of each attempt (the relay's read counting).
-func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn, wrap func(mcp.Transport) mcp.Transport) (*mcp.ClientSession, error) {
+func ConnectDetecting(ctx context.Context, client *mcp.Client, cn *Conn, wrap func(mcp.Transport) mcp.Transport) (*mcp.ClientSession, error) {
 	cs, err := client.Connect(ctx, wrap(cn.transport), nil)
 	d := cn.detect
 	if err == nil || d == nil || ctx.Err() != nil || !d.olderServer() {
@@ -82,7 +82,7 @@ func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn, wrap fu
 	if cn.guard != nil {
 		old, _ = cn.guard.next.(*headersHelper)
 	}
-	cn.release()
+	cn.Release()
 	cn.transport, cn.http, cn.guard = &mcp.SSEClientTransport{Endpoint: d.spec.URL, HTTPClient: hc}, ht, guardOf(hc)
 	if old != nil { // the entry's headersHelper serves the SSE connection too
 		cn.guard.next = &headersHelper{spec: old.spec, environ: old.environ, origin: cn.guard.origin, next: cn.guard.next}
@@ -95,13 +95,4 @@ func connectDetecting(ctx context.Context, client *mcp.Client, cn *conn, wrap fu
 		return nil, fmt.Errorf("streamable HTTP refused with %d %s, then HTTP+SSE: %w", code, http.StatusText(int(code)), err)
 	}
 	return cs, nil
-}
-
-// used is the transport the connection speaks: the spec's, unless
-// detection fell back.
-func (c *conn) used(spec messages.ServerSpec) messages.Transport {
-	if c.detect != nil && c.detect.fellBack.Load() {
-		return messages.TransportSSE
-	}
-	return spec.Transport
 }

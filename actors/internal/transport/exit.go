@@ -1,0 +1,64 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+// How a server process ended, in words a user can act on.
+
+// ClosedByServer reports whether a handshake failed because the server's
+// end of the connection closed (its stdout reached end of file), rather
+// than because the client gave up on it (garbage on stdout, a protocol
+// error), after which the process exits too. The go-sdk flattens the read
+// error into text ("client is closing: EOF"), so the text is checked as
+// well as the chain.
+func ClosedByServer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), "EOF")
+}
+
+// Exited reports whether the server's process has been reaped. A failed
+// Connect closes the session, which waits for the process, so a server
+// that exited during the handshake has its exit status by now.
+func (c *Conn) Exited() bool { return c.ExitState() != nil }
+
+// HandshakeExit says that the server exited before the handshake was done,
+// with its exit status and its last stderr line: the first thing a user
+// needs to see when a server does not start (a script not found, an API
+// key missing). The SDK's own words for it ("client is closing: EOF") say
+// neither. The caller redacts the text.
+func (c *Conn) HandshakeExit() error {
+	msg := "server process exited during the MCP handshake: " + c.ExitState().String()
+	if tail := c.StderrTail(); len(tail) > 0 {
+		msg += "; its last stderr line: " + tail[len(tail)-1]
+	}
+	return errors.New(msg)
+}
+
+// ExitCode is the process's exit code, or -1 (not exited, no process).
+func (c *Conn) ExitCode() int {
+	st := c.ExitState()
+	if st == nil {
+		return -1
+	}
+	return st.ExitCode()
+}
+
+// DeathError describes how a live session ended, from what its Wait
+// returned.
+func (c *Conn) DeathError(err error) error {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
+	case c.Exited():
+		return fmt.Errorf("server process exited: %s", c.ExitState().String())
+	case err != nil:
+		return fmt.Errorf("session lost: %w", err)
+	default:
+		return errors.New("session closed by the server")
+	}
+}
