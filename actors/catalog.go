@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -36,7 +37,7 @@ func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string
 	}
 	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
 		p := &mcp.GetPromptParams{Name: prompt, Arguments: args}
-		relayParams(ctx, cs, p)
+		relay.Params(ctx, cs, p)
 		return cs.GetPrompt(ctx, p)
 	}, opts...)
 	if err != nil {
@@ -92,7 +93,7 @@ func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallO
 	}
 	res, err := s.request(ctx, row, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
 		p := &mcp.ReadResourceParams{URI: uri}
-		relayParams(ctx, cs, p)
+		relay.Params(ctx, cs, p)
 		return cs.ReadResource(ctx, p)
 	}, opts...)
 	if err != nil {

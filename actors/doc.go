@@ -68,16 +68,16 @@
 //     counted in one WaitGroup: Supervisor.Close stops the actors (which
 //     cancels the lifelines: servers get the stop grace, then their process
 //     groups are signalled) and then waits for it.
-//   - Each session's relay (relay_session.go) runs on the go-sdk's handler
+//   - Each session's relay (internal/relay) runs on the go-sdk's handler
 //     goroutines, not the actor's: log notifications (in order, on the
 //     connection's notification goroutine) and sampling and elicitation
 //     requests (concurrently). Progress the connection's reader takes out
-//     of the go-sdk's way (relay_order.go) and queues on its call; a
+//     of the go-sdk's way and queues on its call; a
 //     goroutine per call with progress queued delivers it in order and
 //     ends when the queue is empty, counted in the WaitGroup (over
 //     streamable HTTP, progress takes the notification goroutine too).
 //     A call's input requests are answered on goroutines of the call's
-//     (relay_input.go), waited for before it retries. The relay shares only its own lock
+//     waited for before it retries. The relay shares only its own lock
 //     with the goroutines that make the session's requests, which register
 //     their calls with it and, once a call returned, wait (at most a second, quartz) for
 //     the notifications read before its result to be relayed. A

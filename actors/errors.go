@@ -1,6 +1,10 @@
 package actors
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
+)
 
 // Errors a tool call, prompt get, resource read, completion or
 // subscription can fail with; callers branch on them with errors.Is
@@ -36,4 +40,7 @@ var (
 	// ErrBadToolName: a tool name that is not prefix__tool (and no server
 	// exposes tools by their own names).
 	ErrBadToolName = errors.New("tool name must be prefix__tool")
+	// ErrInputRequests: a server's input requests could not be answered
+	// within a call (too many rounds, or one mcpvisor cannot relay).
+	ErrInputRequests = relay.ErrInputRequests
 )

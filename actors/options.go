@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -140,7 +141,7 @@ type Options struct {
 	JournalSize, JournalBytes int
 
 	// Relays: what upstream servers send back to their client. See
-	// relay_options.go and docs/architecture.md, "Two-way MCP".
+	// docs/architecture.md, "Two-way MCP".
 	//
 	// Sampling answers sampling/createMessage and Elicitation answers
 	// elicitation/create; setting one advertises that capability to every
@@ -345,4 +346,23 @@ func inheritedSecrets(environ []string) []string {
 		}
 	}
 	return out
+}
+
+// handlers are the embedder's answers to servers' requests, as the
+// relays take them.
+func (e *environment) handlers() relay.Handlers {
+	return relay.Handlers{Sampling: e.opts.Sampling, Elicitation: e.opts.Elicitation, Honourable: e.opts.Honourable, Logging: e.opts.Logging}
+}
+
+// relayDeps are what a session's relay uses.
+func (e *environment) relayDeps() relay.Deps {
+	return relay.Deps{Handlers: e.handlers(), Clock: e.clock, Journal: e.journal, Work: &e.work, Logger: e.slog("mcp"), LogLevel: e.upstreamLogLevel}
+}
+
+// upstreamLogLevel is the level SetLogLevel asked for last ("" if none).
+func (e *environment) upstreamLogLevel() string {
+	if p := e.logLevel.Load(); p != nil {
+		return *p
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -12,16 +13,7 @@ import (
 type CallOption func(*callOptions)
 
 // callOptions are what the options of one call set.
-type callOptions struct {
-	progress   func(messages.Progress)
-	logLevel   string
-	callerCaps *mcp.ClientCapabilities
-	// passInput: the caller answers input requests (WithInputPassThrough);
-	// inputResponses and requestState are its answers.
-	passInput      bool
-	inputResponses mcp.InputResponseMap
-	requestState   string
-}
+type callOptions = relay.CallOptions
 
 // WithProgress asks the upstream server for progress on this call (its
 // request carries a progressToken of mcpvisor's own, unique to the call)
@@ -32,7 +24,7 @@ type callOptions struct {
 // server's config sets resetTimeoutOnProgress, each notification also
 // restarts the call's timeout.
 func WithProgress(f func(messages.Progress)) CallOption {
-	return func(o *callOptions) { o.progress = f }
+	return func(o *callOptions) { o.Progress = f }
 }
 
 // WithLogLevel sends level (debug ... emergency) as the call's log level
@@ -40,7 +32,7 @@ func WithProgress(f func(messages.Progress)) CallOption {
 // request (its _meta io.modelcontextprotocol/logLevel) instead of a
 // logging/setLevel. Older servers use the level of SetLogLevel.
 func WithLogLevel(level string) CallOption {
-	return func(o *callOptions) { o.logLevel = level }
+	return func(o *callOptions) { o.LogLevel = level }
 }
 
 // WithClientCapabilities says what the caller itself can answer (its
@@ -50,7 +42,7 @@ func WithLogLevel(level string) CallOption {
 // server that gates on them treats the call as the caller's own. Roots
 // that the server's config lists stay, whoever calls.
 func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
-	return func(o *callOptions) { o.callerCaps = caps }
+	return func(o *callOptions) { o.CallerCaps = caps }
 }
 
 // WithInputPassThrough says the caller answers a server's input requests
@@ -63,7 +55,7 @@ func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
 // option, mcpvisor answers input requests itself, for every protocol.
 func WithInputPassThrough(responses mcp.InputResponseMap, state string) CallOption {
 	return func(o *callOptions) {
-		o.passInput, o.inputResponses, o.requestState = true, responses, state
+		o.PassInput, o.InputResponses, o.RequestState = true, responses, state
 	}
 }
 
@@ -77,16 +69,14 @@ func buildCallOptions(opts []CallOption) callOptions {
 	return o
 }
 
-type callerKey struct{}
-
 // WithCaller marks ctx as a call made on behalf of caller (any comparable
 // value naming who asked: the gateway passes its client's session). A
 // request an upstream server sends while that call is in flight
 // (sampling, elicitation) reaches the Options handlers with a context
 // derived from the call's, so CallerOf names who to ask.
 func WithCaller(ctx context.Context, caller any) context.Context {
-	return context.WithValue(ctx, callerKey{}, caller)
+	return relay.WithCaller(ctx, caller)
 }
 
 // CallerOf returns the caller WithCaller put in ctx, or nil.
-func CallerOf(ctx context.Context) any { return ctx.Value(callerKey{}) }
+func CallerOf(ctx context.Context) any { return relay.CallerOf(ctx) }

@@ -3,12 +3,12 @@
 package actors
 
 import (
-	"maps"
 	"slices"
-	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 )
 
 // Roots: a server's roots are the ones its config lists (live: a change is
@@ -30,7 +30,7 @@ type (
 // roots: its config lists some, or the embedder answers for it and can
 // honour them now (Options.Honourable).
 func (s *sessionActor) rootsAdvertised() bool {
-	return len(s.spec.Roots) > 0 || (s.env.opts.Roots != nil && hasRoots(s.env.honourable()))
+	return len(s.spec.Roots) > 0 || (s.env.opts.Roots != nil && relay.HasRoots(s.env.handlers().HonourableNow()))
 }
 
 // rootsNow is the set the server should see now.
@@ -65,57 +65,13 @@ func (s *sessionActor) pushRoots() {
 		s.log.Warn("roots apply at the server's next connect: its session did not advertise roots")
 		return
 	}
-	s.rootsSync.want(s.rootsNow())
+	s.rootsSync.Want(s.rootsNow())
 	sync, client := s.rootsSync, s.client
 	s.env.work.Add(1)
 	go func() {
 		defer s.env.work.Done()
-		sync.apply(client)
+		sync.Apply(client)
 	}()
-}
-
-// rootsSync applies the newest wanted roots to a client; concurrent
-// applies end with the newest set, whatever order they run in.
-type rootsSync struct {
-	mu      sync.Mutex
-	wanted  []*mcp.Root
-	applied map[string]bool
-}
-
-func (r *rootsSync) want(roots []*mcp.Root) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.wanted = slices.Clone(roots)
-}
-
-// current is the set the session's server should see now (what an input
-// request for roots is answered with).
-func (r *rootsSync) current() []*mcp.Root {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.wanted)
-}
-
-func (r *rootsSync) apply(client *mcp.Client) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	next := make(map[string]bool, len(r.wanted))
-	for _, root := range r.wanted {
-		next[root.URI] = true
-	}
-	if r.applied != nil && maps.Equal(next, r.applied) {
-		return // nothing to announce
-	}
-	var gone []string
-	for uri := range r.applied {
-		if !next[uri] {
-			gone = append(gone, uri)
-		}
-	}
-	slices.Sort(gone)
-	client.RemoveRoots(gone...)
-	client.AddRoots(r.wanted...)
-	r.applied = next
 }
 
 // RefreshRoots makes every server that takes its roots from Options.Roots

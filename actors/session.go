@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -67,12 +68,12 @@ type sessionActor struct {
 	ended, finished bool
 
 	// relay carries progress, log messages and requests from the server
-	// back to their callers (relay_session.go); client is the go-sdk
+	// back to their callers (package relay); client is the go-sdk
 	// client of this session, whose roots rootsSync keeps in line.
-	relay           *sessionRelay
+	relay           *relay.Relay
 	client          *mcp.Client
 	advertisedRoots bool
-	rootsSync       *rootsSync
+	rootsSync       *relay.RootsSync
 }
 
 // Messages private to the session actor.
@@ -215,16 +216,16 @@ func (s *sessionActor) start(c actor.Context) {
 	parent := c.Parent()
 	cn.OnStart(func(pid int) { root.Send(parent, &sessionSpawned{id: s.id, pid: pid}) })
 	s.conn = cn
-	s.relay = newSessionRelay(s.env, s.spec, s.id, s.redactor)
-	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &rootsSync{}
+	s.relay = relay.New(s.env.relayDeps(), s.spec, s.id, s.redactor)
+	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &relay.RootsSync{}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: Version},
-		s.relay.clientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
-	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.elicitationRelay)
-	s.client.AddSendingMiddleware(s.relay.inputRequests(s.rootsSync)) // the first: innermost
+		s.relay.ClientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
+	s.client.AddReceivingMiddleware(ackMiddleware(root, self), s.relay.ElicitationRelay)
+	s.client.AddSendingMiddleware(s.relay.InputRequests(s.rootsSync)) // the first: innermost
 	s.env.tracing.instrument(s.client, s.spec)                        // outermost: one span per request, its rounds inside
 	if s.advertisedRoots {
-		s.rootsSync.want(s.rootsNow())
-		s.rootsSync.apply(s.client) // no session yet: nothing is sent
+		s.rootsSync.Want(s.rootsNow())
+		s.rootsSync.Apply(s.client) // no session yet: nothing is sent
 	}
 	client := s.client
 	s.env.work.Add(1)
@@ -287,7 +288,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.env.clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := transport.ConnectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.orderedTransport))
+	cs, err := transport.ConnectDetecting(dctx, client, cn, s.env.tracing.transports(cn, s.relay.OrderedTransport))
 	var cat catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, kindAll)

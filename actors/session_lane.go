@@ -10,6 +10,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -48,7 +49,7 @@ type callLane struct {
 	clock    quartz.Clock
 	timeout  time.Duration // the session's call timeout
 	redactor *sessionRedactor
-	relay    *sessionRelay
+	relay    *relay.Relay
 	// authz authorizes a remote session (nil if none); stepUp tells the
 	// actor that a request needs a login only the user can give.
 	authz  *oauth.Handler
@@ -56,7 +57,7 @@ type callLane struct {
 }
 
 // sessionRequest is one request for a session: do sends it with the live
-// client session (completing its params with relayParams: progress
+// client session (completing its params with relay.Params: progress
 // token, log level), under the timeout (zero: the session's) and the
 // caller's ctx. resetOnProgress and timeout are the server's settings as
 // the reconciler knows them now, which may have changed since the
@@ -66,7 +67,7 @@ type sessionRequest struct {
 	timeout         time.Duration
 	do              func(ctx context.Context, cs *mcp.ClientSession) (any, error)
 	resetOnProgress bool
-	opts            callOptions
+	opts            relay.CallOptions
 }
 
 // run runs m on the caller's goroutine, with the same bound on
@@ -85,9 +86,9 @@ func (l *callLane) run(m *sessionRequest) (any, error) {
 	var reset func()
 	if m.resetOnProgress {
 		reset = func() { timer.Reset(timeout, "session", "call") }
-		if m.opts.progress == nil {
+		if m.opts.Progress == nil {
 			// Asked for all the same: progress is what keeps the call alive.
-			m.opts.progress = func(messages.Progress) {}
+			m.opts.Progress = func(messages.Progress) {}
 		}
 	}
 	select {
@@ -95,10 +96,10 @@ func (l *callLane) run(m *sessionRequest) (any, error) {
 		defer func() { <-l.calls }()
 	case <-ctx.Done():
 	}
-	inCall, end := l.relay.begin(ctx, m.opts, reset)
+	inCall, end := l.relay.Begin(ctx, m.opts, reset)
 	defer end()
-	res, err := m.do(inCall.ctx, l.cs)
-	l.relay.drain(ctx, inCall)
+	res, err := m.do(inCall.Context(), l.cs)
+	l.relay.Drain(ctx, inCall)
 	switch {
 	case err == nil:
 	case m.ctx.Err() != nil:

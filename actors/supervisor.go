@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -211,7 +212,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 	}
 	res, err := s.request(ctx, rt, func(ctx context.Context, cs *mcp.ClientSession) (any, error) {
 		p := &mcp.CallToolParams{Name: tool, Arguments: args}
-		relayParams(ctx, cs, p)
+		relay.Params(ctx, cs, p)
 		return cs.CallTool(ctx, p)
 	}, opts...)
 	if err != nil {

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 sampling and roots are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
 
-package actors
+package relay
 
 import (
 	"context"
@@ -33,11 +33,11 @@ const (
 // within a call (too many rounds, or one mcpvisor cannot relay).
 var ErrInputRequests = errors.New("input requests")
 
-// inputRequests is the session client's innermost sending middleware: for
-// calls, gets and reads, it answers what the server asks (sessionRelay's
+// InputRequests is the session client's innermost sending middleware: for
+// calls, gets and reads, it answers what the server asks (Relay's
 // handlers, roots from the session's set) and sends the request again,
 // unless the call passes input requests to its caller.
-func (r *sessionRelay) inputRequests(roots *rootsSync) mcp.Middleware {
+func (r *Relay) InputRequests(roots *RootsSync) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -45,7 +45,7 @@ func (r *sessionRelay) inputRequests(roots *rootsSync) mcp.Middleware {
 			default:
 				return next(ctx, method, req)
 			}
-			if c, _ := ctx.Value(inCallKey{}).(*inflightCall); c != nil && c.passInput {
+			if c, _ := ctx.Value(inCallKey{}).(*Call); c != nil && c.passInput {
 				return next(ctx, method, req)
 			}
 			shed := 0
@@ -130,7 +130,7 @@ func withInputResponses(req mcp.Request, answers mcp.InputResponseMap, state str
 // answerInput answers every input request at once, under the call's
 // context (so the Options handlers know the caller); the first failure
 // cancels the others.
-func (r *sessionRelay) answerInput(ctx context.Context, asks mcp.InputRequestMap, roots *rootsSync) (mcp.InputResponseMap, error) {
+func (r *Relay) answerInput(ctx context.Context, asks mcp.InputRequestMap, roots *RootsSync) (mcp.InputResponseMap, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -164,13 +164,13 @@ func (r *sessionRelay) answerInput(ctx context.Context, asks mcp.InputRequestMap
 }
 
 // answerOne answers one input request as the session answers the same
-// request sent on its own (relay_client.go): elicitation through
+// request sent on its own (client.go): elicitation through
 // Options.Elicitation (declined without it), sampling through
 // Options.Sampling, roots from the session's set.
-func (r *sessionRelay) answerOne(ctx context.Context, ask mcp.InputRequest, roots *rootsSync) (mcp.InputResponse, error) {
+func (r *Relay) answerOne(ctx context.Context, ask mcp.InputRequest, roots *RootsSync) (mcp.InputResponse, error) {
 	switch p := ask.(type) {
 	case *mcp.ElicitParams:
-		if r.env.opts.Elicitation == nil || r.advertised == nil || r.advertised.Elicitation == nil {
+		if r.deps.Handlers.Elicitation == nil || r.advertised == nil || r.advertised.Elicitation == nil {
 			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		return r.onElicitation(ctx, &mcp.ElicitRequest{Params: p})
@@ -183,13 +183,13 @@ func (r *sessionRelay) answerOne(ctx context.Context, ask mcp.InputRequest, root
 	case *mcp.CreateMessageParams:
 		return r.sampleInput(ctx, p)
 	case *mcp.ListRootsParams:
-		return &mcp.ListRootsResult{Roots: roots.current()}, nil
+		return &mcp.ListRootsResult{Roots: roots.Current()}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown input request %T", ErrInputRequests, ask)
 }
 
-func (r *sessionRelay) sampleInput(ctx context.Context, p *mcp.CreateMessageParams) (mcp.InputResponse, error) {
-	if r.env.opts.Sampling == nil || r.advertised == nil || r.advertised.Sampling == nil {
+func (r *Relay) sampleInput(ctx context.Context, p *mcp.CreateMessageParams) (mcp.InputResponse, error) {
+	if r.deps.Handlers.Sampling == nil || r.advertised == nil || r.advertised.Sampling == nil {
 		return nil, fmt.Errorf("%w: sampling asked, and mcpvisor has no one to ask", ErrInputRequests)
 	}
 	return r.onSampling(ctx, &mcp.CreateMessageRequest{Params: p})

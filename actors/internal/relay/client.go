@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
 
-package actors
+package relay
 
 import (
 	"context"
@@ -10,33 +10,33 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// clientOptions are the go-sdk client options of one session: the
+// ClientOptions are the go-sdk client options of one session: the
 // capabilities it advertises and the handlers of what the server sends
 // back. A capability is advertised exactly when mcpvisor can honour it:
-// sampling and elicitation when the embedder set Options.Sampling or
-// Options.Elicitation (the gateway sets both in `serve`) and
-// Options.Honourable, if set, says it can be honoured now; roots when the
-// server's config lists roots, or the embedder set Options.Roots and
-// Honourable agrees (sessionActor.rootsAdvertised).
+// sampling and elicitation when the embedder set a Sampling or
+// Elicitation handler (the gateway sets both in `serve`) and Honourable,
+// if set, says it can be honoured now; roots (roots true) when the
+// server's config lists roots, or the embedder answers roots and
+// Honourable agrees (the session decides).
 // Notifications (progress, log messages) need no capability. o holds the
 // session's other handlers (the catalog's); it is completed and returned.
-func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptions {
+func (r *Relay) ClientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	if roots {
 		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
 	}
-	o.Logger = r.env.slog("mcp")
+	o.Logger = r.deps.Logger
 	o.Capabilities = caps
 	// Input requests are answered by the relay's own middleware
-	// (relay_input.go), which can hand them to the caller instead.
+	// (input.go), which can hand them to the caller instead.
 	o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	o.ProgressNotificationHandler = r.onProgress
 	o.LoggingMessageHandler = r.onLog
-	honourable := r.env.honourable()
-	if r.env.opts.Sampling != nil && honourable.Sampling != nil {
+	honourable := r.deps.Handlers.HonourableNow()
+	if r.deps.Handlers.Sampling != nil && honourable.Sampling != nil {
 		o.CreateMessageHandler = r.onSampling
 	}
-	if r.env.opts.Elicitation != nil && honourable.Elicitation != nil {
+	if r.deps.Handlers.Elicitation != nil && honourable.Elicitation != nil {
 		o.ElicitationHandler = r.onElicitation
 	}
 	// What the go-sdk will advertise, for calls that narrow it to their
@@ -52,7 +52,7 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 	return o
 }
 
-// elicitationRelay takes every elicitation/create a server sends. With no
+// ElicitationRelay takes every elicitation/create a server sends. With no
 // Options.Elicitation (so none advertised), it is declined at once: the
 // go-sdk's own answer would be an error the server may not expect, and a
 // request nobody answers would hang the server's call. With one, the
@@ -61,12 +61,12 @@ func (r *sessionRelay) clientOptions(roots bool, o *mcp.ClientOptions) *mcp.Clie
 // check the requested schema against its own rules, stricter than some
 // clients' (it refuses enumNames and titled enums, which SEP-1330 allows),
 // and a relay leaves that to whoever answers.
-func (r *sessionRelay) elicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
+func (r *Relay) ElicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "elicitation/create" {
 			return next(ctx, method, req)
 		}
-		if r.env.opts.Elicitation == nil || r.advertised.Elicitation == nil {
+		if r.deps.Handlers.Elicitation == nil || r.advertised.Elicitation == nil {
 			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		if er, ok := req.(*mcp.ElicitRequest); ok && er.Params != nil {
@@ -76,20 +76,20 @@ func (r *sessionRelay) elicitationRelay(next mcp.MethodHandler) mcp.MethodHandle
 	}
 }
 
-func (r *sessionRelay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	ctx, _, done := r.callContext(reqCtx)
 	defer done()
-	res, err := r.env.opts.Sampling(ctx, r.server, req.Params)
+	res, err := r.deps.Handlers.Sampling(ctx, r.server, req.Params)
 	if err != nil {
 		return nil, fmt.Errorf("sampling for %q: %w", r.server, err)
 	}
 	return res, nil
 }
 
-func (r *sessionRelay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, _, done := r.callContext(reqCtx)
 	defer done()
-	res, err := r.env.opts.Elicitation(ctx, r.server, req.Params)
+	res, err := r.deps.Handlers.Elicitation(ctx, r.server, req.Params)
 	if err != nil {
 		return nil, fmt.Errorf("elicitation for %q: %w", r.server, err)
 	}
@@ -101,27 +101,27 @@ func (r *sessionRelay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequ
 // serves a request, so a message that arrives during the session's only
 // call goes with that call's context; older servers log for the whole
 // session, and their messages go with none.
-func (r *sessionRelay) onLog(reqCtx context.Context, req *mcp.LoggingMessageRequest) {
+func (r *Relay) onLog(reqCtx context.Context, req *mcp.LoggingMessageRequest) {
 	defer r.relayed()
 	p := req.Params
 	if p == nil {
 		return
 	}
 	r.publishLog(p)
-	if r.env.opts.Logging == nil {
+	if r.deps.Handlers.Logging == nil {
 		return
 	}
 	ctx, done := reqCtx, func() {}
-	if cs := req.Session; cs != nil && cs.InitializeResult() != nil && cs.InitializeResult().ProtocolVersion >= statelessProtocol {
+	if cs := req.Session; cs != nil && cs.InitializeResult() != nil && cs.InitializeResult().ProtocolVersion >= StatelessProtocol {
 		ctx, _, done = r.callContext(reqCtx)
 	}
 	defer done()
-	r.env.opts.Logging(ctx, r.server, p)
+	r.deps.Handlers.Logging(ctx, r.server, p)
 }
 
-// statelessProtocol is the first protocol version on which server-to-client
+// StatelessProtocol is the first protocol version on which server-to-client
 // messages only travel inside a request (SEP-2575, SEP-2322).
-const statelessProtocol = "2026-07-28"
+const StatelessProtocol = "2026-07-28"
 
 // logData renders a log message's data as text: a string as it is, any
 // other value as JSON.
@@ -136,20 +136,8 @@ func logData(data any) string {
 	return string(b)
 }
 
-// honourable is what Options.Honourable says can be honoured now; without
-// it, everything.
-func (e *environment) honourable() *mcp.ClientCapabilities {
-	if e.opts.Honourable != nil {
-		if c := e.opts.Honourable(); c != nil {
-			return c
-		}
-		return &mcp.ClientCapabilities{}
-	}
-	return &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{}}
-}
-
-// hasRoots reports whether caps include roots (either form the go-sdk
+// HasRoots reports whether caps include roots (either form the go-sdk
 // decodes).
-func hasRoots(caps *mcp.ClientCapabilities) bool {
+func HasRoots(caps *mcp.ClientCapabilities) bool {
 	return caps != nil && (caps.RootsV2 != nil || caps.Roots.ListChanged)
 }

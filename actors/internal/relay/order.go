@@ -1,4 +1,4 @@
-package actors
+package relay
 
 import (
 	"bytes"
@@ -18,13 +18,13 @@ import (
 // call could end, and its last notifications be dropped or given to no
 // call, before they were relayed. So the session counts the progress and
 // log notifications it reads, and a call ends only once every one read
-// before its response was handled (sessionRelay.drain).
+// before its response was handled (Relay.drain).
 //
 // Counting needs the connection's reads, so the transport is wrapped.
 // Where the wrapper reads the connection's messages itself (every
 // transport but streamable HTTP), it also takes progress out of the
 // go-sdk's way: each goes to its call's own queue, counted per call
-// (countingConn.Read, sessionRelay.relayProgress), so a call waits only
+// (countingConn.Read, Relay.relayProgress), so a call waits only
 // for its own progress, and a caller slow to take it holds up nobody
 // else. The streamable HTTP client's connection cannot be wrapped (the
 // go-sdk tells it of the session's state through a method no other
@@ -36,8 +36,8 @@ import (
 // it drops) would hold a call back for nothing: drain waits at most
 // maxDrain.
 
-// orderedTransport wraps t so that the relay counts what is read.
-func (r *sessionRelay) orderedTransport(t mcp.Transport) mcp.Transport {
+// OrderedTransport wraps t so that the relay counts what is read.
+func (r *Relay) OrderedTransport(t mcp.Transport) mcp.Transport {
 	if st, ok := t.(*mcp.StreamableClientTransport); ok {
 		cp := *st // before Connect: nothing in it is in use yet
 		hc := http.Client{}
@@ -59,7 +59,7 @@ func (r *sessionRelay) orderedTransport(t mcp.Transport) mcp.Transport {
 // sseCounting counts the relayed notifications in every SSE response.
 type sseCounting struct {
 	base  http.RoundTripper
-	relay *sessionRelay
+	relay *Relay
 }
 
 func (t *sseCounting) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -75,7 +75,7 @@ func (t *sseCounting) RoundTrip(req *http.Request) (*http.Response, error) {
 // notification. It counts before the bytes reach the go-sdk.
 type sseCounter struct {
 	io.ReadCloser
-	relay      *sessionRelay
+	relay      *Relay
 	line, data []byte
 }
 
@@ -112,12 +112,12 @@ func isRelayedNotification(data []byte) bool {
 }
 
 // relayedNotifications are the notifications whose handlers count
-// themselves handled (sessionRelay.relayed).
+// themselves handled (Relay.relayed).
 var relayedNotifications = map[string]bool{"notifications/progress": true, "notifications/message": true}
 
 type readCounting struct {
 	mcp.Transport
-	relay *sessionRelay
+	relay *Relay
 }
 
 func (t *readCounting) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -131,7 +131,7 @@ func (t *readCounting) Connect(ctx context.Context) (mcp.Connection, error) {
 
 type countingConn struct {
 	mcp.Connection
-	relay *sessionRelay
+	relay *Relay
 }
 
 // Read returns the next message for the go-sdk, but for the

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on (SEP-2577) but are what this file relays.
 
-package actors
+package relay
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// sessionRelay carries what an upstream server sends back while it serves
+// Relay carries what an upstream server sends back while it serves
 // (progress, log messages, requests for sampling, elicitation and roots)
-// to whoever can take it: the call it belongs to, the embedder's handlers
-// in Options, or the journal. One exists per session; the go-sdk calls its
+// to whoever can take it: the call it belongs to, the embedder's Handlers,
+// or the journal. One exists per session; the go-sdk calls its
 // handlers on the connection's goroutines, and the session's call
 // goroutines register and end their calls, so it has a lock of its own
 // and never touches the actor.
@@ -32,11 +32,11 @@ import (
 // given to the only call in flight, or to the newest one if every call in
 // flight has the same caller (WithCaller); otherwise it has no call, and
 // the handler decides (the gateway asks its only client, or refuses).
-type sessionRelay struct {
-	env      *environment
+type Relay struct {
+	deps     Deps
 	server   string
 	session  uint64
-	redactor redacting
+	redactor Redactor
 	logs     *logLimiter
 
 	// advertised is the session's own capabilities (set before connect);
@@ -44,7 +44,7 @@ type sessionRelay struct {
 	advertised  *mcp.ClientCapabilities
 	configRoots bool
 
-	// counted: the connection's reads are counted (relay_order.go), so
+	// counted: the connection's reads are counted (order.go), so
 	// calls can wait for what came before their response to be relayed.
 	// read counts the relayed notifications the connection read and the
 	// go-sdk handles (log messages; over streamable HTTP, progress too);
@@ -57,13 +57,13 @@ type sessionRelay struct {
 	handled uint64
 	changed chan struct{}
 	next    uint64
-	calls   map[uint64]*inflightCall // by call number
-	tokens  map[string]*inflightCall // by upstream progress token
+	calls   map[uint64]*Call // by call number
+	tokens  map[string]*Call // by upstream progress token
 }
 
-// inflightCall is one call the session is serving.
-type inflightCall struct {
-	relay    *sessionRelay
+// Call is one call the session is serving (Begin).
+type Call struct {
+	relay    *Relay
 	n        uint64
 	ctx      context.Context
 	caller   any
@@ -75,7 +75,7 @@ type inflightCall struct {
 	// callerCaps what its caller can answer (nil: unknown).
 	token, level string
 	callerCaps   *mcp.ClientCapabilities
-	// passInput: input requests go back to the caller (relay_input.go);
+	// passInput: input requests go back to the caller (input.go);
 	// inputResponses and requestState are its answers to send.
 	passInput      bool
 	inputResponses mcp.InputResponseMap
@@ -89,37 +89,43 @@ type inflightCall struct {
 	queued, delivered uint64
 }
 
+// Context is the call's context: the caller's, marked as this call's, for
+// the request to be sent under.
+func (c *Call) Context() context.Context { return c.ctx }
+
 // inCallKey marks a context derived from a call's: a request handled
 // under it (an input request on 2026-07-28) belongs to that call.
 type inCallKey struct{}
 
-func newSessionRelay(env *environment, spec messages.ServerSpec, session uint64, redactor redacting) *sessionRelay {
-	return &sessionRelay{
-		env: env, server: spec.Name, session: session, redactor: redactor, configRoots: len(spec.Roots) > 0,
-		logs:    newLogLimiter(env.clock),
+// New is the relay of session for a server of spec; redactor is the
+// session's (it redacts progress messages and log data).
+func New(deps Deps, spec messages.ServerSpec, session uint64, redactor Redactor) *Relay {
+	return &Relay{
+		deps: deps, server: spec.Name, session: session, redactor: redactor, configRoots: len(spec.Roots) > 0,
+		logs:    newLogLimiter(deps.Clock),
 		changed: make(chan struct{}),
-		calls:   map[uint64]*inflightCall{},
-		tokens:  map[string]*inflightCall{},
+		calls:   map[uint64]*Call{},
+		tokens:  map[string]*Call{},
 	}
 }
 
-// begin registers a call about to be sent; the returned context marks it
-// (inCallKey), token is the progress token to send ("" if the caller
-// wants no progress), and end must be called once the call returned and
-// drained.
-func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (c *inflightCall, end func()) {
+// Begin registers a call about to be sent, as o asks: its Context marks
+// it (inCallKey) and gets it its progress token, and end must be called
+// once the call returned and was drained. reset, if set, restarts the
+// call's timeout on each progress notification.
+func (r *Relay) Begin(ctx context.Context, o CallOptions, reset func()) (c *Call, end func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	level := o.logLevel
+	level := o.LogLevel
 	if level == "" {
-		level = r.env.upstreamLogLevel()
+		level = r.deps.LogLevel()
 	}
-	c = &inflightCall{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.progress, reset: reset, level: level, callerCaps: o.callerCaps,
-		passInput: o.passInput, inputResponses: o.inputResponses, requestState: o.requestState}
+	c = &Call{relay: r, n: r.next, caller: CallerOf(ctx), progress: o.Progress, reset: reset, level: level, callerCaps: o.CallerCaps,
+		passInput: o.PassInput, inputResponses: o.InputResponses, requestState: o.RequestState}
 	c.ctx = context.WithValue(ctx, inCallKey{}, c)
 	r.calls[c.n] = c
-	if o.progress != nil {
+	if o.Progress != nil {
 		// Unique within the session, which is all the server sees: two
 		// gateway clients' own tokens never meet upstream.
 		c.token = "mcpvisor-" + strconv.FormatUint(c.n, 10)
@@ -137,8 +143,8 @@ func (r *sessionRelay) begin(ctx context.Context, o callOptions, reset func()) (
 
 // onProgress hands an upstream notifications/progress to its call: the
 // go-sdk calls it for the connections the relay cannot read itself (the
-// streamable HTTP client's, see relay_order.go).
-func (r *sessionRelay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+// streamable HTTP client's, see order.go).
+func (r *Relay) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	defer r.relayed()
 	p := req.Params
 	if token, ok := p.ProgressToken.(string); ok {
@@ -167,7 +173,7 @@ type progressNote struct {
 // counted (the call waits for them, see drain) and delivered in order on
 // a goroutine of the call's (deliverQueued). The reader never waits for a
 // caller: one slow to take its progress holds up no other message.
-func (r *sessionRelay) relayProgress(params json.RawMessage) {
+func (r *Relay) relayProgress(params json.RawMessage) {
 	var p wireProgress
 	if json.Unmarshal(params, &p) != nil || len(p.ProgressToken) < 2 || p.ProgressToken[0] != '"' {
 		return
@@ -188,7 +194,7 @@ func (r *sessionRelay) relayProgress(params json.RawMessage) {
 	c.delivering = true
 	r.mu.Unlock()
 	if start {
-		r.env.work.Add(1)
+		r.deps.Work.Add(1)
 		go c.deliverQueued()
 	}
 }
@@ -196,9 +202,9 @@ func (r *sessionRelay) relayProgress(params json.RawMessage) {
 // deliverQueued delivers the call's queued progress in order, then ends
 // (relayProgress starts it again for more); once the call has ended,
 // what is left is dropped.
-func (c *inflightCall) deliverQueued() {
+func (c *Call) deliverQueued() {
 	r := c.relay
-	defer r.env.work.Done()
+	defer r.deps.Work.Done()
 	for {
 		r.mu.Lock()
 		if len(c.queue) == 0 {
@@ -222,7 +228,7 @@ func (c *inflightCall) deliverQueued() {
 
 // deliverProgress gives one progress notification to the call whose
 // token it carries, if that call is still in flight.
-func (r *sessionRelay) deliverProgress(token string, progress, total float64, message string) {
+func (r *Relay) deliverProgress(token string, progress, total float64, message string) {
 	r.mu.Lock()
 	c := r.tokens[token]
 	r.mu.Unlock()
@@ -233,7 +239,7 @@ func (r *sessionRelay) deliverProgress(token string, progress, total float64, me
 }
 
 // deliverTo hands one progress notification to call c.
-func (r *sessionRelay) deliverTo(c *inflightCall, progress, total float64, message string) {
+func (r *Relay) deliverTo(c *Call, progress, total float64, message string) {
 	if c.reset != nil {
 		c.reset()
 	}
@@ -244,7 +250,7 @@ func (r *sessionRelay) deliverTo(c *inflightCall, progress, total float64, messa
 }
 
 // relayed counts one relayed notification as handled.
-func (r *sessionRelay) relayed() {
+func (r *Relay) relayed() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.handled++
@@ -252,18 +258,18 @@ func (r *sessionRelay) relayed() {
 }
 
 // signalLocked wakes every drain (r.mu held).
-func (r *sessionRelay) signalLocked() {
+func (r *Relay) signalLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-// drain waits, after call c returned, until every relayed notification
+// Drain waits, after call c returned, until every relayed notification
 // read before its response (and perhaps a few after) was handled: its
 // own progress queued by relayProgress, and the counted ones (log
 // messages; over streamable HTTP, progress too) of the whole session, so
-// that the call is still in flight while they are (see relay_order.go);
+// that the call is still in flight while they are (see order.go);
 // or until ctx ends.
-func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
+func (r *Relay) Drain(ctx context.Context, c *Call) {
 	counted := r.counted.Load()
 	target := r.read.Load()
 	r.mu.Lock()
@@ -279,7 +285,7 @@ func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
 		}
 		if bound == nil {
 			// Only a call that has something left to wait for arms it.
-			bound = r.env.clock.NewTimer(maxDrain, "relay", "drain")
+			bound = r.deps.Clock.NewTimer(maxDrain, "relay", "drain")
 			defer bound.Stop()
 		}
 		select {
@@ -293,14 +299,14 @@ func (r *sessionRelay) drain(ctx context.Context, c *inflightCall) {
 }
 
 // maxDrain bounds how long a returned call waits for the notifications
-// read before its response (see relay_order.go).
+// read before its response (see order.go).
 const maxDrain = time.Second
 
 // callContext returns the context a server-to-client request is handled
-// under: the context of the call it belongs to (see sessionRelay), ended
+// under: the context of the call it belongs to (see Relay), ended
 // when either the call or the request ends, and whether it belongs to
 // one. The caller must call done.
-func (r *sessionRelay) callContext(reqCtx context.Context) (ctx context.Context, inCall bool, done func()) {
+func (r *Relay) callContext(reqCtx context.Context) (ctx context.Context, inCall bool, done func()) {
 	if reqCtx.Value(inCallKey{}) != nil {
 		return reqCtx, true, func() {}
 	}
@@ -315,10 +321,10 @@ func (r *sessionRelay) callContext(reqCtx context.Context) (ctx context.Context,
 
 // soleCall is the call a request of unknown origin belongs to: the only
 // call in flight, or the newest if all have one caller; else nil.
-func (r *sessionRelay) soleCall() *inflightCall {
+func (r *Relay) soleCall() *Call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var newest *inflightCall
+	var newest *Call
 	for _, c := range r.calls {
 		switch {
 		case newest == nil:
@@ -345,12 +351,12 @@ func setInputResponses(p mcp.RequestParams, responses mcp.InputResponseMap, stat
 	}
 }
 
-// relayParams completes the params of a request sent under ctx (the
+// Params completes the params of a request sent under ctx (the
 // context begin returned): its progress token, if it asked for progress,
 // its caller's answers to input requests, if it passes them through, and
 // on protocol 2026-07-28 its log level and its caller's capabilities.
-func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
-	c, _ := ctx.Value(inCallKey{}).(*inflightCall)
+func Params(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {
+	c, _ := ctx.Value(inCallKey{}).(*Call)
 	if c == nil {
 		return
 	}
@@ -362,7 +368,7 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 		setInputResponses(p, c.inputResponses, c.requestState)
 	}
 	init := cs.InitializeResult()
-	if init == nil || init.ProtocolVersion < statelessProtocol || (c.level == "" && c.callerCaps == nil) {
+	if init == nil || init.ProtocolVersion < StatelessProtocol || (c.level == "" && c.callerCaps == nil) {
 		return
 	}
 	meta := p.GetMeta()
@@ -380,7 +386,7 @@ func relayParams(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams
 		if c.callerCaps.Elicitation == nil {
 			caps.Elicitation = nil
 		}
-		if !r.configRoots && !hasRoots(c.callerCaps) {
+		if !r.configRoots && !HasRoots(c.callerCaps) {
 			caps.RootsV2, caps.Roots = nil, mcp.RootCapabilities{}
 		}
 		// The wire form the go-sdk sends (its roots field is RootsV2).
