@@ -83,7 +83,7 @@
 //     the notifications read before its result to be relayed. A
 //     logging/setLevel and each roots update run on a goroutine of the
 //     session's, counted in the WaitGroup.
-//   - The catalog cache's writer (catalog_cache.go) is started by Start,
+//   - The catalog cache's writer (internal/catcache) is started by Start,
 //     unless Options.CacheDir is "-", and writes and removes the cache's
 //     entries the reconciler hands it; Supervisor.Close closes it once the
 //     actors have stopped, and it ends after writing what was pending

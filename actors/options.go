@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
@@ -66,8 +67,8 @@ type Options struct {
 	// cache"); default DefaultCacheDir: $XDG_CACHE_HOME/mcpvisor, or
 	// ~/.cache/mcpvisor. "-" turns the cache off.
 	CacheDir string
-	// cacheEntryBytes and cacheTotalBytes replace MaxCachedCatalogBytes
-	// and MaxCatalogCacheBytes (internal tests make them small).
+	// cacheEntryBytes and cacheTotalBytes replace catcache.MaxEntryBytes
+	// and MaxTotalBytes (internal tests make them small).
 	cacheEntryBytes, cacheTotalBytes int
 	// ActorSystem to live in; default: a new one owned by the Supervisor.
 	ActorSystem *actor.ActorSystem
@@ -195,10 +196,10 @@ func (o Options) withDefaults() Options {
 		o.CacheDir = DefaultCacheDir(os.LookupEnv, o.Home)
 	}
 	if o.cacheEntryBytes <= 0 {
-		o.cacheEntryBytes = MaxCachedCatalogBytes
+		o.cacheEntryBytes = catcache.MaxEntryBytes
 	}
 	if o.cacheTotalBytes <= 0 {
-		o.cacheTotalBytes = MaxCatalogCacheBytes
+		o.cacheTotalBytes = catcache.MaxTotalBytes
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
@@ -285,7 +286,7 @@ type environment struct {
 	tracing *tracing
 	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
 	// it held at start, for the reconciler.
-	catalogs       *catalogCache
+	catalogs       *catcache.Cache
 	cachedCatalogs []reconciler.CachedCatalog
 	// ctx is the parent of every session's lifeline; cancel ends them all
 	// (a failure does, and Close, whatever state the actors are in).
@@ -365,4 +366,26 @@ func (e *environment) upstreamLogLevel() string {
 		return *p
 	}
 	return ""
+}
+
+// startCatalogCache opens the cache Options.CacheDir names (none for "-")
+// and starts its writer, counted in the environment's WaitGroup;
+// Supervisor.Close ends it.
+func (e *environment) startCatalogCache() {
+	if e.opts.CacheDir == "-" {
+		return
+	}
+	e.catalogs, e.cachedCatalogs = catcache.Open(e.opts.CacheDir, e.opts.cacheEntryBytes, e.opts.cacheTotalBytes, e.log)
+	e.work.Add(1)
+	go func() {
+		defer e.work.Done()
+		e.catalogs.Run()
+	}()
+}
+
+// DefaultCacheDir is the catalog cache's directory when Options.CacheDir
+// is empty: $XDG_CACHE_HOME/mcpvisor when XDG_CACHE_HOME is an absolute
+// path, else home/.cache/mcpvisor; "-" (off) when neither is known.
+func DefaultCacheDir(lookup func(string) (string, bool), home string) string {
+	return catcache.DefaultDir(lookup, home)
 }

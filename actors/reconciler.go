@@ -183,9 +183,9 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.SampleConnects:
 			r.armSample(c, e)
 		case reconciler.CacheCatalog:
-			r.env.catalogs.store(e.Spec, e.Entry, r.env.opts.Secrets)
+			r.env.catalogs.Store(e.Spec, e.Entry, r.env.opts.Secrets)
 		case reconciler.ForgetCatalog:
-			r.env.catalogs.remove(e.Server, e.Source)
+			r.env.catalogs.Remove(e.Server, e.Source)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)

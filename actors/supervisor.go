@@ -298,7 +298,7 @@ func (s *Supervisor) Close() error {
 		s.closeErr = s.stopActors()
 		s.env.cancel() // no lifeline outlives Close
 		if s.env.catalogs != nil {
-			s.env.catalogs.close() // the writer writes what is pending, then ends
+			s.env.catalogs.Close() // the writer writes what is pending, then ends
 		}
 		s.env.work.Wait()
 		s.env.journal.Close()

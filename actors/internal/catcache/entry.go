@@ -1,0 +1,98 @@
+package catcache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// cacheVersion is the entry format; entries of another are ignored.
+const cacheVersion = 1
+
+// cacheSubdir is the cache's directory under Options.CacheDir.
+const cacheSubdir = "catalogs"
+
+// cacheEntry is one entry as it is on disk: a server's catalog as its
+// last live session listed it (tools before the tool filters, nothing
+// stamped with a prefix), and what it was listed under.
+type cacheEntry struct {
+	Version int    `json:"version"`
+	Server  string `json:"server"`
+	// Source is the config file that declared the server.
+	Source string `json:"source"`
+	// Key is reconciler.CatalogKey of the session's fingerprint.
+	Key       string                      `json:"key"`
+	Tools     []messages.Tool             `json:"tools"`
+	Prompts   []messages.Prompt           `json:"prompts"`
+	Resources []messages.Resource         `json:"resources"`
+	Templates []messages.ResourceTemplate `json:"resourceTemplates"`
+}
+
+func entryOf(c reconciler.CachedCatalog) *cacheEntry {
+	return &cacheEntry{Version: cacheVersion, Server: c.Server, Source: c.Source, Key: c.Key,
+		Tools: c.Tools, Prompts: c.Prompts, Resources: c.Resources, Templates: c.Templates}
+}
+
+func (e *cacheEntry) catalog() reconciler.CachedCatalog {
+	return reconciler.CachedCatalog{Server: e.Server, Source: e.Source, Key: e.Key,
+		Tools: e.Tools, Prompts: e.Prompts, Resources: e.Resources, Templates: e.Templates}
+}
+
+// cacheFile is the file name of a server's entry: readable, and unique
+// per server name and declaring config file.
+func cacheFile(server, source string) string {
+	sum := sha256.Sum256([]byte(source + "\x00" + server))
+	var b strings.Builder
+	for i, r := range server {
+		if i >= 48 {
+			break
+		}
+		if r < 0x80 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.TrimLeft(b.String(), ".") + "-" + hex.EncodeToString(sum[:8]) + ".json"
+}
+
+// minCacheSecretBytes is the shortest config value that keeps a catalog
+// holding it out of the cache: shorter ones ("true", "debug") are words
+// any description may hold.
+const minCacheSecretBytes = 8
+
+// cacheSecrets finds what no cache entry may hold: the spec's env and
+// header values, URL credentials and literal credentials (at least
+// minCacheSecretBytes), and mcpvisor's own tokens.
+func cacheSecrets(spec messages.ServerSpec, own []string) *reconciler.Redactor {
+	secrets := slices.DeleteFunc(append(reconciler.SecretsOf(spec), own...), func(s string) bool { return len(s) < minCacheSecretBytes })
+	return reconciler.NewRedactor(secrets...)
+}
+
+// errForeignEntry: a file in the cache directory that is not an entry of
+// this version for the server its name says.
+var errForeignEntry = errors.New("not a catalog cache entry of this version")
+
+// readEntry reads the entry file name of dir.
+func readEntry(dir, name string) (*cacheEntry, error) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	if e.Version != cacheVersion || e.Server == "" || e.Key == "" || cacheFile(e.Server, e.Source) != name {
+		return nil, errForeignEntry
+	}
+	return &e, nil
+}
