@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -144,31 +145,22 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 }
 
 // request runs one request on a row's session, on this goroutine (see
-// session_lane.go).
+// internal/session's lane).
 func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
+	handle := row.handle
 	if row.lazy {
 		// Started on first use, held until the request ends.
-		session, release, err := s.use(ctx, row)
+		granted, release, err := s.use(ctx, row)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
-		lazy := *row
-		lazy.session, lazy.handle, row = session.session, session.handle, &lazy
+		handle = granted.handle
 	}
-	if row.handle == nil {
+	if handle == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
 	}
-	lane := row.handle.lane.Load()
-	if lane == nil {
-		select {
-		case <-row.handle.gone:
-			return nil, fmt.Errorf("%w: %q's session ended", ErrNotReady, row.status.Name)
-		default:
-			return nil, fmt.Errorf("%w: %q is not connected", ErrNotReady, row.status.Name)
-		}
-	}
-	res, err := lane.run(&sessionRequest{ctx: ctx, timeout: row.callTimeout, do: do, resetOnProgress: row.resetOnProgress, opts: buildCallOptions(opts)})
+	res, err := handle.Run(&session.Request{Ctx: ctx, Timeout: row.callTimeout, Do: do, ResetOnProgress: row.resetOnProgress, Opts: buildCallOptions(opts)})
 	if err != nil {
 		select {
 		case <-s.env.ending.done: // the Supervisor closed under the request

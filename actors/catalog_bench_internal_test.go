@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -24,31 +25,31 @@ const (
 )
 
 // benchCatalog is one server's catalog; version changes one resource.
-func benchCatalog(server string, version int) catalog {
-	var c catalog
+func benchCatalog(server string, version int) session.Catalog {
+	var c session.Catalog
 	for i := range benchTools {
-		c.tools = append(c.tools, messages.Tool{Server: server, Name: fmt.Sprintf("tool-%03d", i), Description: "A tool.", Hash: fmt.Sprintf("t%d", i)})
+		c.Tools = append(c.Tools, messages.Tool{Server: server, Name: fmt.Sprintf("tool-%03d", i), Description: "A tool.", Hash: fmt.Sprintf("t%d", i)})
 	}
 	for i := range benchPrompts {
-		c.prompts = append(c.prompts, messages.Prompt{Server: server, Name: fmt.Sprintf("prompt-%03d", i), Description: "A prompt.", Hash: fmt.Sprintf("p%d", i)})
+		c.Prompts = append(c.Prompts, messages.Prompt{Server: server, Name: fmt.Sprintf("prompt-%03d", i), Description: "A prompt.", Hash: fmt.Sprintf("p%d", i)})
 	}
 	for i := range benchResources {
-		c.resources = append(c.resources, messages.Resource{Server: server, URI: fmt.Sprintf("bench://%s/r%04d", server, i), Name: "r", Hash: fmt.Sprintf("r%d", i)})
+		c.Resources = append(c.Resources, messages.Resource{Server: server, URI: fmt.Sprintf("bench://%s/r%04d", server, i), Name: "r", Hash: fmt.Sprintf("r%d", i)})
 	}
-	c.resources[0].Hash = fmt.Sprintf("r0v%d", version)
-	c.templates = []messages.ResourceTemplate{{Server: server, URITemplate: "bench://" + server + "/items/{id}", Name: "item", Hash: "t"}}
+	c.Resources[0].Hash = fmt.Sprintf("r0v%d", version)
+	c.Templates = []messages.ResourceTemplate{{Server: server, URITemplate: "bench://" + server + "/items/{id}", Name: "item", Hash: "t"}}
 	return c
 }
 
 type benchRig struct {
 	r    *reconcilerActor
-	cats map[string]catalog
+	cats map[string]session.Catalog
 	now  time.Time
 }
 
 func newBenchRig(b *testing.B) *benchRig {
 	b.Helper()
-	rig := &benchRig{cats: map[string]catalog{}, now: time.Unix(0, 0)}
+	rig := &benchRig{cats: map[string]session.Catalog{}, now: time.Unix(0, 0)}
 	for i := range benchServers {
 		name := fmt.Sprintf("s%02d", i)
 		rig.cats[name] = benchCatalog(name, 0)
@@ -56,7 +57,7 @@ func newBenchRig(b *testing.B) *benchRig {
 	return rig
 }
 
-// build steps a fresh fleet to every server ready with its catalog and
+// build steps a fresh fleet to every server ready with its session.Catalog and
 // swaps in the view of all of it.
 func (rig *benchRig) build() {
 	r := &reconcilerActor{
@@ -79,8 +80,8 @@ func (rig *benchRig) build() {
 	}
 	for _, s := range spawned {
 		c := rig.cats[s.Spec.Name]
-		r.fleet.Step(reconciler.SessionReady{Now: rig.now, Server: s.Spec.Name, Session: s.Session, Tools: c.tools,
-			Prompts: c.prompts, Resources: c.resources, Templates: c.templates})
+		r.fleet.Step(reconciler.SessionReady{Now: rig.now, Server: s.Spec.Name, Session: s.Session, Tools: c.Tools,
+			Prompts: c.Prompts, Resources: c.Resources, Templates: c.Templates})
 	}
 	names, _ := r.fleet.TakeChanged()
 	r.refreshView(names)
@@ -109,13 +110,13 @@ func BenchmarkCatalog_OneServerListChanged(b *testing.B) {
 	rig.build()
 	r := rig.r
 	row, _ := r.fleet.Row("s25")
-	versions := [2]catalog{benchCatalog("s25", 1), benchCatalog("s25", 2)}
+	versions := [2]session.Catalog{benchCatalog("s25", 1), benchCatalog("s25", 2)}
 	cpu := startCPU(b)
 	i := 0
 	for b.Loop() {
 		c := versions[i%2]
 		i++
-		effects := r.fleet.Step(reconciler.SessionResources{Server: "s25", Session: row.Status.Session, Resources: c.resources, Templates: c.templates})
+		effects := r.fleet.Step(reconciler.SessionResources{Server: "s25", Session: row.Status.Session, Resources: c.Resources, Templates: c.Templates})
 		if len(effects) != 1 {
 			b.Fatalf("%d effects, want one resources.changed", len(effects))
 		}

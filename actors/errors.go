@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 )
 
 // Errors a tool call, prompt get, resource read, completion or
@@ -16,7 +17,7 @@ var (
 	// does not have it, or the allow and deny lists hide it).
 	ErrUnknownTool = errors.New("tool not exposed")
 	// ErrNotReady: the server exists but has no ready session.
-	ErrNotReady = errors.New("server not ready")
+	ErrNotReady = session.ErrNotReady
 	// ErrUnknownPrompt: the server does not expose a prompt of that name.
 	ErrUnknownPrompt = errors.New("prompt not exposed")
 	// ErrUnknownResource: no ready server owns that URI (no resource of
@@ -27,11 +28,11 @@ var (
 	// with a URI or URI template).
 	ErrBadReference = errors.New("bad completion reference")
 	// ErrUpstream: the server or the transport failed the call.
-	ErrUpstream = errors.New("upstream error")
+	ErrUpstream = session.ErrUpstream
 	// ErrCallTimeout: the call ran past the server's call timeout.
-	ErrCallTimeout = errors.New("tool call timed out")
+	ErrCallTimeout = session.ErrCallTimeout
 	// ErrCanceled: the caller's context ended first.
-	ErrCanceled = errors.New("tool call canceled")
+	ErrCanceled = session.ErrCanceled
 	// ErrClosed: the supervisor is closed.
 	ErrClosed = errors.New("supervisor closed")
 	// ErrFailed: a core actor failed and the supervisor ended

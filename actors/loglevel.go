@@ -21,8 +21,8 @@ func (s *Supervisor) SetLogLevel(ctx context.Context, level string) error {
 	done := make(chan struct{}, len(rows))
 	asked := 0
 	for _, row := range rows {
-		if row.session != nil {
-			s.sys.Root.Send(row.session, &setLogLevel{level: level, done: done})
+		if row.handle != nil {
+			row.handle.SetLogLevel(level, done)
 			asked++
 		}
 	}

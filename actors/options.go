@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -282,8 +283,8 @@ type environment struct {
 	logLevel atomic.Pointer[string]
 	// ending is closed by Close or by a core actor's failure.
 	ending *ending
-	// tracing is nil without Options.TracerProvider.
-	tracing *tracing
+	// sessions are what every session actor uses.
+	sessions *session.Deps
 	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
 	// it held at start, for the reconciler.
 	catalogs       *catcache.Cache
@@ -320,15 +321,6 @@ func (e *environment) environFor(spec messages.ServerSpec) []string {
 	return reconciler.InheritedEnviron(e.opts.Environ(), policy)
 }
 
-// redactLines redacts each line; the result is never nil.
-func redactLines(r redacting, lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = r.Redact(l)
-	}
-	return out
-}
-
 // publicVariables are inherited variables whose values are not secret and
 // would only make every path in an error message unreadable if redacted.
 var publicVariables = map[string]bool{
@@ -358,6 +350,25 @@ func (e *environment) handlers() relay.Handlers {
 // relayDeps are what a session's relay uses.
 func (e *environment) relayDeps() relay.Deps {
 	return relay.Deps{Handlers: e.handlers(), Clock: e.clock, Journal: e.journal, Work: &e.work, Logger: e.slog("mcp"), LogLevel: e.upstreamLogLevel}
+}
+
+// sessionDeps are what every session uses (built once e.ctx is set).
+func (e *environment) sessionDeps() *session.Deps {
+	o := e.opts
+	return &session.Deps{
+		Clock: e.clock, Logger: e.log, Work: &e.work, Context: e.ctx, Relay: e.relayDeps(),
+		Redactor: e.redactorFor,
+		Environ: func(spec messages.ServerSpec) ([]string, error) {
+			return callEnviron(func() []string { return e.environFor(spec) })
+		},
+		BaseEnviron: func() ([]string, error) { return callEnviron(o.Environ) },
+		Dial:        o.Dial, Roots: o.Roots, OAuthDir: o.OAuthDir,
+		Tracing: session.NewTracing(o.TracerProvider, Version), Version: Version,
+		Limits: session.Limits{
+			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
+			ProbeInterval: o.ProbeInterval, ProbeTimeout: o.ProbeTimeout, ProbeFailures: o.ProbeFailures, MaxCalls: o.MaxCallsPerServer,
+		},
+	}
 }
 
 // upstreamLogLevel is the level SetLogLevel asked for last ("" if none).

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -58,8 +59,7 @@ type reconcilerActor struct {
 // once it is ready, how to read its stderr.
 type liveSession struct {
 	spec   messages.ServerSpec
-	pid    *actor.PID
-	handle *sessionHandle
+	handle *session.Handle
 	stderr func() []string
 }
 
@@ -113,11 +113,11 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.step(c, reconciler.ResyncArrived{Now: r.now(), Resync: m})
 	case *configDiagnostics:
 		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.diagnostics})
-	case *sessionReady:
+	case *session.Ready:
 		r.sessionReady(c, m)
-	case *sessionCatalog:
+	case *session.Relisted:
 		r.sessionCatalog(c, m)
-	case *sessionResourceUpdated:
+	case *session.ResourceUpdated:
 		r.resourceUpdated(m)
 	case *subscribeResource:
 		r.subscribeResource(c, m)
@@ -125,9 +125,9 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.unsubscribeResource(c, m)
 	case *messages.ServerFailed:
 		r.step(c, reconciler.SessionFailed{Now: r.now(), Failure: m, Jitter: r.rng.Float64()})
-	case *sessionStopped:
-		r.forget(m.id)
-		r.step(c, reconciler.SessionStopped{Now: r.now(), Server: m.server, Session: m.id})
+	case *session.Stopped:
+		r.forget(m.ID)
+		r.step(c, reconciler.SessionStopped{Now: r.now(), Server: m.Server, Session: m.ID})
 	case *retryDue:
 		r.retryDue(c, m)
 	case *useServer:
@@ -136,7 +136,7 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.releaseServer(c, m)
 	case *idleDue:
 		r.idleDue(c, m)
-	case *sessionSpawned:
+	case *session.Spawned:
 		r.connectStarted(m)
 	case *sampleDue:
 		r.sampleConnects(c)
@@ -167,7 +167,7 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.Spawn:
 			r.spawn(c, e)
 		case reconciler.Stop:
-			r.stop(c, e)
+			r.stop(e)
 		case reconciler.ArmRetry:
 			r.retries.arm(r.env.clock, e.Server, e.Token, e.Delay, sendToSelf(c, &retryDue{server: e.Server, token: e.Token}))
 		case reconciler.CancelRetry:
@@ -246,35 +246,34 @@ func (r *reconcilerActor) flush(c actor.Context) {
 }
 
 func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
-	handle := newSessionHandle()
-	pid := c.SpawnPrefix(newSessionProps(r.env, e.Spec, e.Session, handle), "session-"+e.Spec.Name+"-")
-	r.sessions[e.Session] = &liveSession{spec: e.Spec, pid: pid, handle: handle}
-	r.byActor[pid.Id] = e.Session
+	handle := session.Spawn(c, r.env.sessions, e.Spec, e.Session)
+	r.sessions[e.Session] = &liveSession{spec: e.Spec, handle: handle}
+	r.byActor[handle.PID().Id] = e.Session
 	r.connectSpawned(e)
 }
 
-func (r *reconcilerActor) stop(c actor.Context, e reconciler.Stop) {
+func (r *reconcilerActor) stop(e reconciler.Stop) {
 	if ls := r.sessions[e.Session]; ls != nil {
-		c.Send(ls.pid, &stopSession{})
+		ls.handle.Stop()
 	}
 }
 
 func (r *reconcilerActor) forget(id uint64) {
 	r.connectEnded(id)
 	if ls := r.sessions[id]; ls != nil {
-		delete(r.byActor, ls.pid.Id)
+		delete(r.byActor, ls.handle.PID().Id)
 		delete(r.sessions, id)
 	}
 }
 
-func (r *reconcilerActor) sessionReady(c actor.Context, m *sessionReady) {
-	if ls := r.sessions[m.id]; ls != nil {
-		ls.stderr = m.stderr
+func (r *reconcilerActor) sessionReady(c actor.Context, m *session.Ready) {
+	if ls := r.sessions[m.ID]; ls != nil {
+		ls.stderr = m.Stderr
 	}
-	r.connectEnded(m.id)
-	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.server, Session: m.id, PID: m.pid, Tools: m.cat.tools,
-		Prompts: m.cat.prompts, Resources: m.cat.resources, Templates: m.cat.templates, Skipped: m.cat.skipped,
-		Transport: m.transport})
+	r.connectEnded(m.ID)
+	r.step(c, reconciler.SessionReady{Now: r.now(), Server: m.Server, Session: m.ID, PID: m.PID, Tools: m.Tools,
+		Prompts: m.Prompts, Resources: m.Resources, Templates: m.Templates, Skipped: m.Skipped,
+		Transport: m.Transport})
 }
 
 // loadCache turns the fleet's catalog cache on with what Start read

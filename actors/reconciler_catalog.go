@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -34,19 +35,19 @@ type (
 // holds it upstream.
 type resourceSub struct {
 	count   int
-	session *actor.PID
+	session *session.Handle
 }
 
-func (r *reconcilerActor) sessionCatalog(c actor.Context, m *sessionCatalog) {
-	cat := m.cat
-	if cat.kinds&kindTools != 0 {
-		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.server, Session: m.id, Tools: cat.tools})
+func (r *reconcilerActor) sessionCatalog(c actor.Context, m *session.Relisted) {
+	cat := m.Catalog
+	if cat.Kinds&session.KindTools != 0 {
+		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.Server, Session: m.ID, Tools: cat.Tools})
 	}
-	if cat.kinds&kindPrompts != 0 {
-		r.step(c, reconciler.SessionPrompts{Server: m.server, Session: m.id, Prompts: cat.prompts, Skipped: cat.skipped})
+	if cat.Kinds&session.KindPrompts != 0 {
+		r.step(c, reconciler.SessionPrompts{Server: m.Server, Session: m.ID, Prompts: cat.Prompts, Skipped: cat.Skipped})
 	}
-	if cat.kinds&kindResources != 0 {
-		r.step(c, reconciler.SessionResources{Server: m.server, Session: m.id, Resources: cat.resources, Templates: cat.templates, Skipped: cat.skipped})
+	if cat.Kinds&session.KindResources != 0 {
+		r.step(c, reconciler.SessionResources{Server: m.Server, Session: m.ID, Resources: cat.Resources, Templates: cat.Templates, Skipped: cat.Skipped})
 	}
 }
 
@@ -67,14 +68,14 @@ func (r *reconcilerActor) rerouteSubscriptions(c actor.Context, old *fleetSnapsh
 	}
 	for uri, sub := range r.subs {
 		row, ok := snap.resourceOwner(uri)
-		if !ok || row.session == nil || row.session.Equal(sub.session) {
+		if !ok || row.handle == nil || row.handle == sub.session {
 			continue
 		}
 		if sub.session != nil {
-			c.Send(sub.session, &unsubscribeUpstream{uri: uri})
+			sub.session.Unsubscribe(uri)
 		}
-		sub.session = row.session
-		c.Send(row.session, &subscribeUpstream{uri: uri})
+		sub.session = row.handle
+		row.handle.Subscribe(uri, nil)
 	}
 }
 
@@ -86,15 +87,15 @@ func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResourc
 	}
 	sub.count++
 	row, ok := r.view.load().resourceOwner(m.uri)
-	if !ok || row.session == nil {
+	if !ok || row.handle == nil {
 		m.reply <- fmt.Errorf("%w: %q", ErrUnknownResource, m.uri)
 		return
 	}
-	if sub.session != nil && !sub.session.Equal(row.session) {
-		c.Send(sub.session, &unsubscribeUpstream{uri: m.uri})
+	if sub.session != nil && sub.session != row.handle {
+		sub.session.Unsubscribe(m.uri)
 	}
-	sub.session = row.session
-	c.Send(row.session, &subscribeUpstream{uri: m.uri, reply: m.reply})
+	sub.session = row.handle
+	row.handle.Subscribe(m.uri, m.reply)
 }
 
 func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
@@ -107,7 +108,7 @@ func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeRes
 	}
 	delete(r.subs, m.uri)
 	if sub.session != nil {
-		c.Send(sub.session, &unsubscribeUpstream{uri: m.uri})
+		sub.session.Unsubscribe(m.uri)
 	}
 }
 
@@ -120,10 +121,10 @@ func routesURIs(s *fleetSnapshot, server string) bool {
 
 // resourceUpdated publishes an update from a server's current session of
 // a URI someone subscribed to.
-func (r *reconcilerActor) resourceUpdated(m *sessionResourceUpdated) {
-	row, ok := r.view.load().row(m.server)
-	if !ok || row.status.Session != m.id || r.subs[m.uri] == nil {
+func (r *reconcilerActor) resourceUpdated(m *session.ResourceUpdated) {
+	row, ok := r.view.load().row(m.Server)
+	if !ok || row.status.Session != m.ID || r.subs[m.URI] == nil {
 		return
 	}
-	r.outbox = append(r.outbox, &messages.ResourceUpdated{Server: m.server, URI: m.uri})
+	r.outbox = append(r.outbox, &messages.ResourceUpdated{Server: m.Server, URI: m.URI})
 }

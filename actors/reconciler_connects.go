@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -37,12 +38,6 @@ type connectingSession struct {
 
 // Messages private to the reconciler's connect sampling.
 type (
-	// sessionSpawned says that a session's server process has started (its
-	// pid leads the server's process group).
-	sessionSpawned struct {
-		id  uint64
-		pid int
-	}
 	sampleDue       struct{}
 	connectsReadMsg struct {
 		readings map[uint64]cpuReading // by session
@@ -80,9 +75,9 @@ func (r *reconcilerActor) connectSpawned(e reconciler.Spawn) {
 
 // connectStarted records the process group of a connecting session; its
 // baseline is nothing used, now.
-func (r *reconcilerActor) connectStarted(m *sessionSpawned) {
-	if cs := r.connects.conns[m.id]; cs != nil && m.pid > 0 {
-		cs.pgid, cs.last = m.pid, cpuReading{at: r.env.clock.Now("reconciler", "connect-sample")}
+func (r *reconcilerActor) connectStarted(m *session.Spawned) {
+	if cs := r.connects.conns[m.ID]; cs != nil && m.PID > 0 {
+		cs.pgid, cs.last = m.PID, cpuReading{at: r.env.clock.Now("reconciler", "connect-sample")}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
@@ -31,9 +32,8 @@ type (
 		server string
 	}
 	useAnswer struct {
-		session *actor.PID
-		handle  *sessionHandle
-		err     error
+		handle *session.Handle
+		err    error
 	}
 	idleDue struct {
 		server string
@@ -69,7 +69,7 @@ func (r *reconcilerActor) grant(e reconciler.Grant) {
 		r.answerUse(e.ID, useAnswer{err: fmt.Errorf("%w: %q", ErrNotReady, e.Server)})
 		return
 	}
-	r.answerUse(e.ID, useAnswer{session: ls.pid, handle: ls.handle})
+	r.answerUse(e.ID, useAnswer{handle: ls.handle})
 }
 
 func (r *reconcilerActor) refuse(e reconciler.Refuse) {

@@ -73,10 +73,10 @@ func Start(opts Options) (*Supervisor, error) {
 		ending:     newEnding(),
 		// nil outside tests: fsnotify.
 		newNotifier: opts.newNotifier,
-		tracing:     newTracing(opts.TracerProvider),
 	}
 	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
+	s.env.sessions = s.env.sessionDeps()
 	s.env.startCatalogCache()
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {

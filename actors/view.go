@@ -7,8 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
+	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -51,10 +50,9 @@ type serverRow struct {
 	// their wait for it.
 	lazy           bool
 	connectTimeout time.Duration
-	// session receives the server's tool calls.
-	session *actor.PID
-	// handle is that session actor's: requests take its lane.
-	handle  *sessionHandle
+	// handle is the session actor's that takes the server's requests
+	// (they run on its lane) and its subscriptions.
+	handle  *session.Handle
 	exposed map[string]bool
 	// callTimeout is the server's call timeout (its own or the default).
 	callTimeout time.Duration
@@ -184,7 +182,7 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 		row.callTimeout = r.env.opts.CallTimeout
 	}
 	if ls := r.sessions[fr.Status.Session]; ls != nil {
-		row.session, row.handle = ls.pid, ls.handle
+		row.handle = ls.handle
 		if fr.Ready {
 			row.stderr = ls.stderr
 		}

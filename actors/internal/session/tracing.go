@@ -1,4 +1,4 @@
-package actors
+package session
 
 import (
 	"context"
@@ -39,21 +39,24 @@ const tracerName = "github.com/mcpvisor/mcpvisor"
 // call pays for no option slice.
 var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
-// tracing is a Supervisor's tracer; a nil *tracing traces nothing.
-type tracing struct {
+// Tracing is a Supervisor's tracer of what its sessions send; a nil
+// *Tracing traces nothing.
+type Tracing struct {
 	tracer trace.Tracer
 }
 
-func newTracing(tp trace.TracerProvider) *tracing {
+// NewTracing is the tracer of tp (nil: none), its spans stamped with
+// mcpvisor's version.
+func NewTracing(tp trace.TracerProvider, version string) *Tracing {
 	if tp == nil {
 		return nil
 	}
-	return &tracing{tracer: tp.Tracer(tracerName, trace.WithInstrumentationVersion(Version))}
+	return &Tracing{tracer: tp.Tracer(tracerName, trace.WithInstrumentationVersion(version))}
 }
 
 // instrument installs the upstream spans and _meta propagation on a
 // session's client.
-func (t *tracing) instrument(client *mcp.Client, spec messages.ServerSpec) {
+func (t *Tracing) instrument(client *mcp.Client, spec messages.ServerSpec) {
 	if t == nil {
 		return
 	}
@@ -63,7 +66,7 @@ func (t *tracing) instrument(client *mcp.Client, spec messages.ServerSpec) {
 // upstream is the sending middleware: one client span per request, named
 // "{method} {tool or prompt}", its context injected into the request's
 // _meta.
-func (t *tracing) upstream(spec messages.ServerSpec) mcp.Middleware {
+func (t *Tracing) upstream(spec messages.ServerSpec) mcp.Middleware {
 	base := upstreamAttributes(spec)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -121,7 +124,7 @@ func upstreamAttributes(spec messages.ServerSpec) []attribute.KeyValue {
 
 // startConnect starts the span of one connect; ctx is returned as it
 // came without tracing.
-func (t *tracing) startConnect(ctx context.Context, spec messages.ServerSpec) (context.Context, trace.Span) {
+func (t *Tracing) startConnect(ctx context.Context, spec messages.ServerSpec) (context.Context, trace.Span) {
 	if t == nil {
 		return ctx, nil
 	}
@@ -135,7 +138,7 @@ func (t *tracing) startConnect(ctx context.Context, spec messages.ServerSpec) (c
 // endConnect ends a connect's span: the protocol the session speaks, or
 // that it failed (stopped while connecting counts as canceled). The
 // error's text stays out: it may quote the server's stderr.
-func (t *tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.ClientSession, err error) {
+func (t *Tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.ClientSession, err error) {
 	if t == nil {
 		return
 	}
@@ -158,7 +161,7 @@ func (t *tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.Clien
 // the relay's own wrapping) so that the HTTP requests of a transport
 // mcpvisor built itself (cn.http set: not a custom Dial's) carry the
 // trace context of the request they send.
-func (t *tracing) transports(cn *transport.Conn, next func(mcp.Transport) mcp.Transport) func(mcp.Transport) mcp.Transport {
+func (t *Tracing) transports(cn *transport.Conn, next func(mcp.Transport) mcp.Transport) func(mcp.Transport) mcp.Transport {
 	if t == nil {
 		return next
 	}

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 logging is deprecated from protocol 2026-07-28 on (SEP-2577) but is what this file relays.
 
-package actors
+package session
 
 import (
 	"context"
@@ -33,10 +33,10 @@ func (s *sessionActor) applyLogLevel(level string, done chan<- struct{}) {
 		tell(done)
 		return
 	}
-	stop, clock, timeout, log := s.ctx, s.env.clock, s.env.opts.ListTimeout, s.log
-	s.env.work.Add(1)
+	stop, clock, timeout, log := s.ctx, s.deps.Clock, s.deps.ListTimeout, s.log
+	s.deps.Work.Add(1)
 	go func() {
-		defer s.env.work.Done()
+		defer s.deps.Work.Done()
 		defer tell(done)
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
@@ -49,7 +49,7 @@ func (s *sessionActor) applyLogLevel(level string, done chan<- struct{}) {
 }
 
 // zapError is err as a log field, redacted.
-func zapError(r redacting, err error) zap.Field {
+func zapError(r relay.Redactor, err error) zap.Field {
 	return zap.String("error", r.Redact(err.Error()))
 }
 

@@ -1,4 +1,4 @@
-package actors
+package session
 
 import (
 	"context"
@@ -36,9 +36,9 @@ func BenchmarkTracing_UpstreamMiddleware(b *testing.B) {
 		h    mcp.MethodHandler
 	}{
 		{"none", next},
-		{"noop", newTracing(noop.NewTracerProvider()).upstream(spec)(next)},
-		{"inmemory", newTracing(recorded).upstream(spec)(next)},
-		{"batched", newTracing(batched).upstream(spec)(next)},
+		{"noop", NewTracing(noop.NewTracerProvider(), "test").upstream(spec)(next)},
+		{"inmemory", NewTracing(recorded, "test").upstream(spec)(next)},
+		{"batched", NewTracing(batched, "test").upstream(spec)(next)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()

@@ -1,4 +1,4 @@
-package actors
+package session
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// Bounds on one catalog item. An item beyond them is not exposed (a
+// Bounds on one Catalog item. An item beyond them is not exposed (a
 // warning says so) and its siblings are kept: one runaway description
 // must not cost a client its context window, nor mcpvisor its memory.
 const (
@@ -23,69 +23,70 @@ const (
 	maxPromptArguments      = 100
 )
 
-// catalogKinds says which kinds a listing covers. Resources and resource
+// Kinds says which kinds a listing covers. Resources and resource
 // templates go together: one list_changed notification covers both.
-type catalogKinds uint8
+type Kinds uint8
 
 const (
-	kindTools catalogKinds = 1 << iota
-	kindPrompts
-	kindResources
-	kindAll = kindTools | kindPrompts | kindResources
+	KindTools Kinds = 1 << iota
+	KindPrompts
+	KindResources
+	KindAll = KindTools | KindPrompts | KindResources
 )
 
-// catalog is what one listing of a session found, each kind sorted by its
-// key. A kind the listing did not cover is nil.
-type catalog struct {
-	kinds     catalogKinds
-	tools     []messages.Tool
-	prompts   []messages.Prompt
-	resources []messages.Resource
-	templates []messages.ResourceTemplate
-	skipped   []messages.CatalogItemSkipped
+// Catalog is what one listing of a session found, each kind sorted by
+// its key. A kind the listing did not cover (not in Kinds) is nil;
+// Skipped are the items left out for their size.
+type Catalog struct {
+	Kinds     Kinds
+	Tools     []messages.Tool
+	Prompts   []messages.Prompt
+	Resources []messages.Resource
+	Templates []messages.ResourceTemplate
+	Skipped   []messages.CatalogItemSkipped
 }
 
 // listCatalog lists the kinds asked for that the server advertises (tools
 // are always listed, as they always were; a kind not advertised is empty),
 // each bounded by listPaged.
-func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kinds catalogKinds) (catalog, error) {
+func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kinds Kinds) (Catalog, error) {
 	caps := &mcp.ServerCapabilities{}
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
 		caps = r.Capabilities
 	}
-	out := catalog{kinds: kinds}
+	out := Catalog{Kinds: kinds}
 	var err error
-	if kinds&kindTools != 0 {
-		if out.tools, err = listTools(ctx, server, cs); err != nil {
-			return catalog{}, err
+	if kinds&KindTools != 0 {
+		if out.Tools, err = listTools(ctx, server, cs); err != nil {
+			return Catalog{}, err
 		}
-		out.tools = skipLarge(&out, server, messages.KindTools, out.tools, func(t messages.Tool) (string, string) {
+		out.Tools = skipLarge(&out, server, messages.KindTools, out.Tools, func(t messages.Tool) (string, string) {
 			return t.Name, oversize(t.Name, "", t.Description)
 		})
 	}
-	if kinds&kindPrompts != 0 {
-		out.prompts = []messages.Prompt{}
+	if kinds&KindPrompts != 0 {
+		out.Prompts = []messages.Prompt{}
 		if caps.Prompts != nil {
-			if out.prompts, err = listPrompts(ctx, server, cs, &out); err != nil {
-				return catalog{}, err
+			if out.Prompts, err = listPrompts(ctx, server, cs, &out); err != nil {
+				return Catalog{}, err
 			}
 		}
 	}
-	if kinds&kindResources != 0 {
-		out.resources, out.templates = []messages.Resource{}, []messages.ResourceTemplate{}
+	if kinds&KindResources != 0 {
+		out.Resources, out.Templates = []messages.Resource{}, []messages.ResourceTemplate{}
 		if caps.Resources != nil {
-			if out.resources, err = listResources(ctx, server, cs, &out); err != nil {
-				return catalog{}, err
+			if out.Resources, err = listResources(ctx, server, cs, &out); err != nil {
+				return Catalog{}, err
 			}
-			if out.templates, err = listTemplates(ctx, server, cs, &out); err != nil {
-				return catalog{}, err
+			if out.Templates, err = listTemplates(ctx, server, cs, &out); err != nil {
+				return Catalog{}, err
 			}
 		}
 	}
 	return out, nil
 }
 
-func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.Prompt, error) {
+func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *Catalog) ([]messages.Prompt, error) {
 	raw, err := listPaged(ctx, "prompts/list", "prompts", func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
 		res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 		if err != nil {
@@ -111,7 +112,7 @@ func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *c
 	return out, nil
 }
 
-func listResources(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.Resource, error) {
+func listResources(ctx context.Context, server string, cs *mcp.ClientSession, c *Catalog) ([]messages.Resource, error) {
 	raw, err := listPaged(ctx, "resources/list", "resources", func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
 		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
@@ -137,7 +138,7 @@ func listResources(ctx context.Context, server string, cs *mcp.ClientSession, c 
 	return out, nil
 }
 
-func listTemplates(ctx context.Context, server string, cs *mcp.ClientSession, c *catalog) ([]messages.ResourceTemplate, error) {
+func listTemplates(ctx context.Context, server string, cs *mcp.ClientSession, c *Catalog) ([]messages.ResourceTemplate, error) {
 	raw, err := listPaged(ctx, "resources/templates/list", "resource templates", func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
 		res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 		if err != nil {
@@ -168,12 +169,12 @@ func listTemplates(ctx context.Context, server string, cs *mcp.ClientSession, c 
 }
 
 // skip records an item left out.
-func (c *catalog) skip(server string, kind messages.CatalogKind, key, why string) {
-	c.skipped = append(c.skipped, messages.CatalogItemSkipped{Server: server, Kind: kind, Key: reconciler.BoundText(key), Reason: why})
+func (c *Catalog) skip(server string, kind messages.CatalogKind, key, why string) {
+	c.Skipped = append(c.Skipped, messages.CatalogItemSkipped{Server: server, Kind: kind, Key: reconciler.BoundText(key), Reason: why})
 }
 
 // skipLarge drops the items check finds too large, recording each.
-func skipLarge[T any](c *catalog, server string, kind messages.CatalogKind, items []T, check func(T) (key, why string)) []T {
+func skipLarge[T any](c *Catalog, server string, kind messages.CatalogKind, items []T, check func(T) (key, why string)) []T {
 	out := items[:0:0]
 	for _, it := range items {
 		if key, why := check(it); why != "" {

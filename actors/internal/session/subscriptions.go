@@ -1,21 +1,17 @@
-package actors
+package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
 
-// The session's catalog beyond connect: re-lists on list_changed and the
-// resource subscriptions the session holds upstream. Every listing runs
-// under the list timeout on a goroutine counted in env.work. (Requests,
-// prompts/get and resources/read among them, take the session's lane:
-// session_lane.go.)
+// The resource subscriptions a session holds upstream: one per URI,
+// asked for on a goroutine under the call timeout, renewed by the fleet
+// actor on a new session (Handle.Subscribe).
 
 // Messages private to the session actor, for its catalog.
 type (
@@ -81,104 +77,6 @@ func newProtocol(cs *mcp.ClientSession) bool {
 	return r != nil && r.ProtocolVersion >= "2026-07-28"
 }
 
-// Reports from a session to the reconciler, for its catalog.
-type sessionResourceUpdated struct {
-	server string
-	id     uint64
-	uri    string
-}
-
-// kindSlot is the index of one kind in sessionActor.listN.
-func kindSlot(k catalogKinds) int {
-	switch k {
-	case kindPrompts:
-		return 1
-	case kindResources:
-		return 2
-	default:
-		return 0
-	}
-}
-
-func kindMethod(k catalogKinds) string {
-	switch k {
-	case kindPrompts:
-		return "prompts/list"
-	case kindResources:
-		return "resources/list"
-	default:
-		return "tools/list"
-	}
-}
-
-func kindNoun(k catalogKinds) string {
-	switch k {
-	case kindPrompts:
-		return "prompts"
-	case kindResources:
-		return "resources"
-	default:
-		return "tools"
-	}
-}
-
-// relist lists the kinds again, each on a goroutine of its own under the
-// list timeout; a newer list of a kind supersedes an older one in flight.
-func (s *sessionActor) relist(c actor.Context, kinds catalogKinds) {
-	cs := s.cs
-	if cs == nil {
-		// The notification can overtake the lifeline's connected report:
-		// list again once the session is ours.
-		if !s.failed {
-			s.relistPending |= kinds
-		}
-		return
-	}
-	for _, k := range []catalogKinds{kindTools, kindPrompts, kindResources} {
-		if kinds&k == 0 {
-			continue
-		}
-		s.listN[kindSlot(k)]++
-		n, self, root, stop := s.listN[kindSlot(k)], c.Self(), c.ActorSystem().Root, s.ctx
-		timeout, clock, server := s.env.opts.ListTimeout, s.env.clock, s.spec.Name
-		s.env.work.Add(1)
-		go func() {
-			defer s.env.work.Done()
-			ctx, cancel := context.WithCancel(stop)
-			defer cancel()
-			timer := clock.AfterFunc(timeout, cancel, "session", "list")
-			cat, err := listCatalog(ctx, server, cs, k)
-			if !timer.Stop() && err != nil && stop.Err() == nil {
-				err = fmt.Errorf("%s: no complete answer within %s (list timeout): %w", kindMethod(k), timeout, err)
-			}
-			root.Send(self, &catalogListed{kinds: k, n: n, cat: cat, err: err})
-		}()
-	}
-}
-
-func (s *sessionActor) catalogListed(c actor.Context, m *catalogListed) {
-	if m.n != s.listN[kindSlot(m.kinds)] || s.cs == nil {
-		return // a newer list is on its way, or the session is gone
-	}
-	if errors.Is(m.err, errListUnbounded) {
-		s.listFailed(c, m.err)
-		return
-	}
-	if m.err != nil {
-		s.log.Warn("list "+kindNoun(m.kinds)+" after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
-		return
-	}
-	c.Send(c.Parent(), &sessionCatalog{server: s.spec.Name, id: s.id, cat: m.cat})
-}
-
-// callTimeout is the session's own call timeout, else the default.
-func (s *sessionActor) callTimeout() time.Duration {
-	if s.spec.CallTimeout > 0 {
-		return s.spec.CallTimeout
-	}
-	return s.env.opts.CallTimeout
-}
-
 // subscribe holds a subscription to m.uri upstream: asked for once per
 // session and URI, whoever asks again waits for (or gets) that answer.
 func (s *sessionActor) subscribe(c actor.Context, m *subscribeUpstream) {
@@ -209,10 +107,10 @@ func (s *sessionActor) subscribe(c actor.Context, m *subscribeUpstream) {
 	}
 	s.subs[m.uri] = sub
 	self, root, stop, uri := c.Self(), c.ActorSystem().Root, s.ctx, m.uri
-	timeout, clock, redactor := s.callTimeout(), s.env.clock, s.redactor
-	s.env.work.Add(1)
+	timeout, clock, redactor := s.callTimeout(), s.deps.Clock, s.redactor
+	s.deps.Work.Add(1)
 	go func() {
-		defer s.env.work.Done()
+		defer s.deps.Work.Done()
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		timer := clock.AfterFunc(timeout, cancel, "session", "subscribe")
@@ -280,10 +178,10 @@ func (s *sessionActor) unsubscribeUpstream(uri string) {
 	if cs == nil {
 		return
 	}
-	stop, timeout, clock := s.ctx, s.callTimeout(), s.env.clock
-	s.env.work.Add(1)
+	stop, timeout, clock := s.ctx, s.callTimeout(), s.deps.Clock
+	s.deps.Work.Add(1)
 	go func() {
-		defer s.env.work.Done()
+		defer s.deps.Work.Done()
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		timer := clock.AfterFunc(timeout, cancel, "session", "unsubscribe")
@@ -297,27 +195,5 @@ func (s *sessionActor) resourceUpdated(c actor.Context, m *resourceUpdated) {
 	if _, ok := s.subs[m.uri]; !ok {
 		return // not asked for (or no longer): not relayed
 	}
-	c.Send(c.Parent(), &sessionResourceUpdated{server: s.spec.Name, id: s.id, uri: m.uri})
-}
-
-// catalogHandlers are the go-sdk client options that follow the server's
-// catalog: its list_changed and resources/updated notifications, each
-// sent to the session actor.
-func (s *sessionActor) catalogHandlers(root *actor.RootContext, self *actor.PID) *mcp.ClientOptions {
-	return &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindTools})
-		},
-		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindPrompts})
-		},
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
-			root.Send(self, &listChanged{kinds: kindResources})
-		},
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			if req.Params != nil {
-				root.Send(self, &resourceUpdated{uri: req.Params.URI})
-			}
-		},
-	}
+	c.Send(c.Parent(), &ResourceUpdated{Server: s.spec.Name, ID: s.id, URI: m.uri})
 }

@@ -1,4 +1,4 @@
-package actors
+package session
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,7 +18,7 @@ import (
 // transport detection may fall back to. The stored token's values join the
 // session's redactor, and so does every token the handler obtains later.
 func (s *sessionActor) attachOAuth(cn *transport.Conn) {
-	if !oauthOn(s.env.opts) || transport.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
+	if !s.deps.oauthOn() || transport.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
 		return
 	}
 	client, ok := cn.OAuthClient()
@@ -27,7 +27,7 @@ func (s *sessionActor) attachOAuth(cn *transport.Conn) {
 	}
 	s.oauth = oauth.NewHandler(oauth.Config{
 		Server: s.spec.Name, URL: s.spec.URL, Spec: s.spec.OAuth,
-		Store: oauth.Store{Dir: s.env.opts.OAuthDir}, Clock: s.env.clock, Client: client, Context: s.ctx,
+		Store: oauth.Store{Dir: s.deps.OAuthDir}, Clock: s.deps.Clock, Client: client, Context: s.ctx,
 		Learn: s.redactor.learn,
 	})
 	cn.Authorize(s.oauth)

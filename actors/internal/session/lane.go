@@ -1,9 +1,8 @@
-package actors
+package session
 
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,9 +17,9 @@ import (
 // A request (a tool call, a prompt get, a resource read, a completion)
 // runs on its caller's goroutine, not through the session actor's
 // mailbox. While its session is connected, the actor publishes a
-// callLane, everything a request needs of the session, in the
-// sessionHandle that the rows routing to it hold; Supervisor.request
-// takes the lane and runs the request. A request then costs no hand-off
+// callLane, everything a request needs of the session, in the Handle
+// that the rows routing to it hold; Handle.Run takes the lane and runs
+// the request. A request then costs no hand-off
 // between goroutines beyond the connection's own: through the mailbox it
 // cost three (to the actor, to a call goroutine, and back to the caller),
 // each a wait for a core on a busy machine.
@@ -31,14 +30,6 @@ import (
 // request that took the lane just before runs on a session whose stop
 // context has ended (or soon will: the lifeline closes the connection
 // then), and is answered not ready.
-
-// sessionHandle is what the supervisor's rows hold of one session actor.
-type sessionHandle struct {
-	gone chan struct{}            // closed once the actor has stopped
-	lane atomic.Pointer[callLane] // nil unless the session is connected
-}
-
-func newSessionHandle() *sessionHandle { return &sessionHandle{gone: make(chan struct{})} }
 
 // callLane is a connected session as its requests see it. Nothing in it
 // changes once published.
@@ -56,39 +47,54 @@ type callLane struct {
 	stepUp func()
 }
 
-// sessionRequest is one request for a session: do sends it with the live
-// client session (completing its params with relay.Params: progress
-// token, log level), under the timeout (zero: the session's) and the
-// caller's ctx. resetOnProgress and timeout are the server's settings as
-// the reconciler knows them now, which may have changed since the
-// session started; opts are the caller's.
-type sessionRequest struct {
-	ctx             context.Context
-	timeout         time.Duration
-	do              func(ctx context.Context, cs *mcp.ClientSession) (any, error)
-	resetOnProgress bool
-	opts            relay.CallOptions
+// Request is one request for a session: Do sends it with the live client
+// session (completing its params with relay.Params: progress token, log
+// level), under the Timeout (zero: the session's) and the caller's Ctx.
+// ResetOnProgress and Timeout are the server's settings as the fleet
+// knows them now, which may have changed since the session started; Opts
+// are the caller's.
+type Request struct {
+	Ctx             context.Context
+	Timeout         time.Duration
+	Do              func(ctx context.Context, cs *mcp.ClientSession) (any, error)
+	ResetOnProgress bool
+	Opts            relay.CallOptions
+}
+
+// Run runs req on the caller's goroutine over the session's lane; a
+// session not connected (yet, or any more) is ErrNotReady at once.
+func (h *Handle) Run(req *Request) (any, error) {
+	lane := h.lane.Load()
+	if lane == nil {
+		select {
+		case <-h.gone:
+			return nil, fmt.Errorf("%w: %q's session ended", ErrNotReady, h.server)
+		default:
+			return nil, fmt.Errorf("%w: %q is not connected", ErrNotReady, h.server)
+		}
+	}
+	return lane.run(req)
 }
 
 // run runs m on the caller's goroutine, with the same bound on
 // concurrent requests, the same timeout and the same error classes for
 // every kind of request.
-func (l *callLane) run(m *sessionRequest) (any, error) {
-	timeout := m.timeout
+func (l *callLane) run(m *Request) (any, error) {
+	timeout := m.Timeout
 	if timeout <= 0 {
 		timeout = l.timeout
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	defer cancel()
 	defer context.AfterFunc(l.stop, cancel)()
 	timer := l.clock.AfterFunc(timeout, cancel, "session", "call")
 	defer timer.Stop()
 	var reset func()
-	if m.resetOnProgress {
+	if m.ResetOnProgress {
 		reset = func() { timer.Reset(timeout, "session", "call") }
-		if m.opts.Progress == nil {
+		if m.Opts.Progress == nil {
 			// Asked for all the same: progress is what keeps the call alive.
-			m.opts.Progress = func(messages.Progress) {}
+			m.Opts.Progress = func(messages.Progress) {}
 		}
 	}
 	select {
@@ -96,14 +102,14 @@ func (l *callLane) run(m *sessionRequest) (any, error) {
 		defer func() { <-l.calls }()
 	case <-ctx.Done():
 	}
-	inCall, end := l.relay.Begin(ctx, m.opts, reset)
+	inCall, end := l.relay.Begin(ctx, m.Opts, reset)
 	defer end()
-	res, err := m.do(inCall.Context(), l.cs)
+	res, err := m.Do(inCall.Context(), l.cs)
 	l.relay.Drain(ctx, inCall)
 	switch {
 	case err == nil:
-	case m.ctx.Err() != nil:
-		err = fmt.Errorf("%w: %w", ErrCanceled, m.ctx.Err())
+	case m.Ctx.Err() != nil:
+		err = fmt.Errorf("%w: %w", ErrCanceled, m.Ctx.Err())
 	case l.authz != nil && l.authz.NeedsAuth() != nil:
 		// Before the stop: a refused authorization can end the session
 		// (its connection closes, it goes needs-auth) before this call
@@ -126,7 +132,7 @@ func (l *callLane) run(m *sessionRequest) (any, error) {
 func (s *sessionActor) publishLane(c actor.Context, cs *mcp.ClientSession) {
 	self, root := c.Self(), c.ActorSystem().Root
 	s.handle.lane.Store(&callLane{
-		cs: cs, stop: s.ctx, calls: s.calls, clock: s.env.clock, timeout: s.callTimeout(),
+		cs: cs, stop: s.ctx, calls: s.calls, clock: s.deps.Clock, timeout: s.callTimeout(),
 		redactor: s.redactor, relay: s.relay, authz: s.oauth,
 		stepUp: func() { root.Send(self, &authNeeded{}) },
 	})
@@ -140,4 +146,12 @@ func (s *sessionActor) withdrawLane() { s.handle.lane.Store(nil) }
 func (s *sessionActor) dropSession() {
 	s.cs = nil
 	s.withdrawLane()
+}
+
+// callTimeout is the session's own call timeout, else the default.
+func (s *sessionActor) callTimeout() time.Duration {
+	if s.spec.CallTimeout > 0 {
+		return s.spec.CallTimeout
+	}
+	return s.deps.CallTimeout
 }

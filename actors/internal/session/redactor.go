@@ -1,16 +1,11 @@
-package actors
+package session
 
 import (
 	"sync/atomic"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
-
-// redacting is what removes secrets from text: a reconciler.Redactor, or
-// a session's sessionRedactor.
-type redacting interface {
-	Redact(text string) string
-}
 
 // sessionRedactor is a session's redactor: the server's secrets, and
 // those the session obtains while it runs (every token an OAuth refresh,
@@ -48,3 +43,12 @@ func (r *sessionRedactor) learn(secrets ...string) {
 // fixed is the redactor as it is now, for what is set up once (a stdio
 // server's stderr ring: stdio servers obtain no tokens).
 func (r *sessionRedactor) fixed() *reconciler.Redactor { return r.cur.Load() }
+
+// redactLines redacts each line; the result is never nil.
+func redactLines(r relay.Redactor, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = r.Redact(l)
+	}
+	return out
+}

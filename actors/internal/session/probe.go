@@ -1,4 +1,4 @@
-package actors
+package session
 
 import (
 	"context"
@@ -28,12 +28,12 @@ type (
 // scheduleProbe arms the next probe. n identifies the schedule, so a probe
 // of a replaced connection is ignored.
 func (s *sessionActor) scheduleProbe(c actor.Context) {
-	if s.env.opts.ProbeInterval < 0 {
+	if s.deps.ProbeInterval < 0 {
 		return // probing disabled
 	}
 	s.probeN++
 	n, self, root := s.probeN, c.Self(), c.ActorSystem().Root
-	s.probeTimer = s.env.clock.AfterFunc(s.env.opts.ProbeInterval, func() { root.Send(self, &probeDue{n: n}) }, "session", "probe")
+	s.probeTimer = s.deps.Clock.AfterFunc(s.deps.ProbeInterval, func() { root.Send(self, &probeDue{n: n}) }, "session", "probe")
 }
 
 func (s *sessionActor) stopProbe() {
@@ -49,10 +49,10 @@ func (s *sessionActor) probe(c actor.Context, m *probeDue) {
 	if m.n != s.probeN || cs == nil {
 		return
 	}
-	self, root, stop, clock, timeout := c.Self(), c.ActorSystem().Root, s.ctx, s.env.clock, s.env.opts.ProbeTimeout
-	s.env.work.Add(1)
+	self, root, stop, clock, timeout := c.Self(), c.ActorSystem().Root, s.ctx, s.deps.Clock, s.deps.ProbeTimeout
+	s.deps.Work.Add(1)
 	go func() {
-		defer s.env.work.Done()
+		defer s.deps.Work.Done()
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		t := clock.AfterFunc(timeout, cancel, "session", "probe-timeout")
@@ -76,7 +76,7 @@ func (s *sessionActor) probed(c actor.Context, m *probeResult) {
 	}
 	s.probeMisses++
 	s.log.Debug("health probe missed", zap.Int("misses", s.probeMisses), zap.String("error", s.redactor.Redact(m.err.Error())))
-	if s.probeMisses < s.env.opts.ProbeFailures {
+	if s.probeMisses < s.deps.ProbeFailures {
 		s.scheduleProbe(c)
 		return
 	}

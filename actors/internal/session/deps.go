@@ -1,0 +1,68 @@
+//lint:file-ignore SA1019 roots are deprecated from protocol 2026-07-28 on (SEP-2577), still answered for the servers that ask.
+
+package session
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
+	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// Deps are what every session of a Supervisor uses, the same for all of
+// them; Spawn adds the spec and the session id.
+type Deps struct {
+	Clock  quartz.Clock
+	Logger *zap.Logger
+	// Work counts every goroutine a session starts; Supervisor.Close
+	// waits for it once the actors have stopped.
+	Work *sync.WaitGroup
+	// Context is the parent of every lifeline: cancelling it ends them all,
+	// whatever state the actors are in.
+	Context context.Context
+	// Relay is what each session's relay uses.
+	Relay relay.Deps
+	// Redactor is the redactor for everything secret about a spec (its
+	// own secrets and the inherited environment's).
+	Redactor func(spec messages.ServerSpec) *reconciler.Redactor
+	// Environ is the environment a stdio server of spec starts with,
+	// before its own env; BaseEnviron the embedder's own (a headersHelper
+	// runs in it). Either fails if the embedder's function panicked.
+	Environ     func(spec messages.ServerSpec) ([]string, error)
+	BaseEnviron func() ([]string, error)
+	// Dial, if set, builds a spec's transport before the built-in ones do.
+	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// Roots, if set, answers the roots of a server whose config lists
+	// none.
+	Roots func() []*mcp.Root
+	// OAuthDir is the token store; "" or "-" turns OAuth off.
+	OAuthDir string
+	// Tracing traces what sessions send; nil traces nothing.
+	Tracing *Tracing
+	// Version is mcpvisor's, sent as the MCP client's.
+	Version string
+	Limits
+}
+
+// Limits are the timeouts and bounds of every session; a server's own
+// connect and call timeouts replace the defaults here.
+type Limits struct {
+	ConnectTimeout, CallTimeout, ListTimeout, StopGrace time.Duration
+	// ProbeInterval is how often a ready session is pinged (negative:
+	// never); ProbeTimeout bounds a ping; ProbeFailures misses in a row
+	// fail the server.
+	ProbeInterval, ProbeTimeout time.Duration
+	ProbeFailures               int
+	// MaxCalls bounds a session's concurrent requests.
+	MaxCalls int
+}
+
+// oauthOn says whether sessions use the token store.
+func (d *Deps) oauthOn() bool { return d.OAuthDir != "" && d.OAuthDir != "-" }
