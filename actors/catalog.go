@@ -26,7 +26,7 @@ import (
 // Prompts returns the prompts of every ready server, sorted by server and
 // name (and the cached ones, as Tools). Expose each as QualifiedName(p.Prefix, p.Name).
 func (s *Supervisor) Prompts() []messages.Prompt {
-	return s.view.load().prompts()
+	return s.view.Load().Prompts()
 }
 
 // GetPrompt gets a prompt by its exposed name (QualifiedName(prefix,
@@ -53,7 +53,7 @@ func (s *Supervisor) promptRow(name string) (*serverRow, string, error) {
 	if err := s.Err(); err != nil {
 		return nil, "", err
 	}
-	return s.view.load().routeItem(name, promptItems)
+	return s.view.Load().RoutePrompt(name)
 }
 
 // Resources returns the resources of every ready server, sorted by server
@@ -61,25 +61,25 @@ func (s *Supervisor) promptRow(name string) (*serverRow, string, error) {
 // their server is ready). A URI two servers list is owned by the first in config order;
 // the other's entry is left out (and reported as a CatalogConflict).
 func (s *Supervisor) Resources() []messages.Resource {
-	return s.view.load().resources()
+	return s.view.Load().Resources()
 }
 
 // ResourceTemplates returns the resource templates of every ready server,
 // sorted by server and URI template; conflicts and cached ones as for
 // Resources.
 func (s *Supervisor) ResourceTemplates() []messages.ResourceTemplate {
-	return s.view.load().templates()
+	return s.view.Load().Templates()
 }
 
 // ResourceServer names the server a URI is routed to: the first in config
 // order that lists a resource of that URI, else the first whose template
 // matches it.
 func (s *Supervisor) ResourceServer(uri string) (server string, ok bool) {
-	row, ok := s.view.load().resourceOwner(uri)
+	row, ok := s.view.Load().ResourceOwner(uri)
 	if !ok {
 		return "", false
 	}
-	return row.status.Name, true
+	return row.Status.Name, true
 }
 
 // ReadResource reads a resource by URI from the server that owns it.
@@ -88,7 +88,7 @@ func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallO
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	row, ok := s.view.load().resourceOwner(uri)
+	row, ok := s.view.Load().ResourceOwner(uri)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownResource, uri)
 	}
@@ -129,7 +129,7 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 			return nil, err
 		}
 		var ok bool
-		if row, ok = s.view.load().templateOwner(ref.URI); !ok {
+		if row, ok = s.view.Load().TemplateOwner(ref.URI); !ok {
 			return nil, fmt.Errorf("%w: %q", ErrUnknownResource, ref.URI)
 		}
 	default:
@@ -147,8 +147,11 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 // request runs one request on a row's session, on this goroutine (see
 // internal/session's lane).
 func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(context.Context, *mcp.ClientSession) (any, error), opts ...CallOption) (any, error) {
-	handle := row.handle
-	if row.lazy {
+	if !row.Routable {
+		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.Status.Name)
+	}
+	handle := row.Session
+	if row.Lazy {
 		// Started on first use, held until the request ends.
 		granted, release, err := s.use(ctx, row)
 		if err != nil {
@@ -158,9 +161,9 @@ func (s *Supervisor) request(ctx context.Context, row *serverRow, do func(contex
 		handle = granted.handle
 	}
 	if handle == nil {
-		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.status.Name)
+		return nil, fmt.Errorf("%w: %q", ErrNotReady, row.Status.Name)
 	}
-	res, err := handle.Run(&session.Request{Ctx: ctx, Timeout: row.callTimeout, Do: do, ResetOnProgress: row.resetOnProgress, Opts: buildCallOptions(opts)})
+	res, err := handle.Run(&session.Request{Ctx: ctx, Timeout: row.CallTimeout, Do: do, ResetOnProgress: row.ResetOnProgress, Opts: buildCallOptions(opts)})
 	if err != nil {
 		select {
 		case <-s.env.ending.done: // the Supervisor closed under the request

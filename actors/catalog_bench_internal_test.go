@@ -97,7 +97,7 @@ func BenchmarkCatalog_BuildFromScratch(b *testing.B) {
 		rig.build()
 	}
 	cpu.report()
-	if got := len(rig.r.view.load().resources()); got != benchServers*benchResources {
+	if got := len(rig.r.view.Load().Resources()); got != benchServers*benchResources {
 		b.Fatalf("%d resources in the view", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
+	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 )
 
 // Errors a tool call, prompt get, resource read, completion or
@@ -12,17 +13,17 @@ import (
 // (the HTTP API maps each to a status code).
 var (
 	// ErrUnknownServer: no configured server has that exposed prefix.
-	ErrUnknownServer = errors.New("unknown server")
+	ErrUnknownServer = view.ErrUnknownServer
 	// ErrUnknownTool: the server does not expose a tool of that name (it
 	// does not have it, or the allow and deny lists hide it).
-	ErrUnknownTool = errors.New("tool not exposed")
+	ErrUnknownTool = view.ErrUnknownTool
 	// ErrNotReady: the server exists but has no ready session.
 	ErrNotReady = session.ErrNotReady
 	// ErrUnknownPrompt: the server does not expose a prompt of that name.
-	ErrUnknownPrompt = errors.New("prompt not exposed")
+	ErrUnknownPrompt = view.ErrUnknownPrompt
 	// ErrUnknownResource: no ready server owns that URI (no resource of
 	// that URI and no resource template matching it).
-	ErrUnknownResource = errors.New("resource not exposed")
+	ErrUnknownResource = view.ErrUnknownResource
 	// ErrBadReference: a completion reference that is neither a prompt
 	// (ref/prompt with a prefix__prompt name) nor a resource (ref/resource
 	// with a URI or URI template).
@@ -40,7 +41,7 @@ var (
 	ErrFailed = errors.New("supervisor failed")
 	// ErrBadToolName: a tool name that is not prefix__tool (and no server
 	// exposes tools by their own names).
-	ErrBadToolName = errors.New("tool name must be prefix__tool")
+	ErrBadToolName = view.ErrBadToolName
 	// ErrInputRequests: a server's input requests could not be answered
 	// within a call (too many rounds, or one mcpvisor cannot relay).
 	ErrInputRequests = relay.ErrInputRequests

@@ -17,12 +17,12 @@ func (s *Supervisor) SetLogLevel(ctx context.Context, level string) error {
 		return fmt.Errorf("log level %q: use one of debug, info, notice, warning, error, critical, alert, emergency", level)
 	}
 	s.env.logLevel.Store(&level)
-	rows := s.view.load().rows
+	rows := s.view.Load().Rows()
 	done := make(chan struct{}, len(rows))
 	asked := 0
 	for _, row := range rows {
-		if row.handle != nil {
-			row.handle.SetLogLevel(level, done)
+		if row.Session != nil {
+			row.Session.SetLogLevel(level, done)
 			asked++
 		}
 	}

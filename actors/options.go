@@ -300,6 +300,15 @@ func (e *environment) slog(name string) *slog.Logger {
 	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name())))
 }
 
+// QualifiedName is how an item of a server is named across the fleet:
+// prefix__name, or name alone when the prefix is empty. Expose a Tool or
+// a Prompt as QualifiedName(Prefix, Name).
+func QualifiedName(prefix, name string) string { return reconciler.QualifiedName(prefix, name) }
+
+// SplitName cuts an exposed name at its first "__" into a prefix and an
+// item name; ok is false when it has no "__" with text on both sides.
+func SplitName(name string) (prefix, item string, ok bool) { return reconciler.SplitName(name) }
+
 // redactorFor returns a redactor for everything secret about spec: its
 // env values, headers and URL credentials, plus the inherited environment.
 func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor {

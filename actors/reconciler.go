@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
+	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -54,6 +55,13 @@ type reconcilerActor struct {
 	replies []reconciler.Reply
 	answers []queuedAnswer
 }
+
+// The view of the fleet, its rows routing to session actors.
+type (
+	fleetView     = view.View[*session.Handle]
+	fleetSnapshot = view.Snapshot[*session.Handle]
+	serverRow     = view.Row[*session.Handle]
+)
 
 // liveSession is the shell's half of a fleet session: where it lives, and
 // once it is ready, how to read its stderr.
@@ -227,7 +235,7 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 // and sends the queued replies.
 func (r *reconcilerActor) flush(c actor.Context) {
 	if names, changed := r.fleet.TakeChanged(); changed {
-		old := r.view.load()
+		old := r.view.Load()
 		r.refreshView(names)
 		r.pushLiveRoots(c, old, names)
 		r.rerouteSubscriptions(c, old, names)
@@ -325,6 +333,29 @@ func (r *reconcilerActor) terminated(c actor.Context, m *actor.Terminated) {
 		Server: server, Session: id, Error: msg, ExitCode: -1,
 	}})
 	r.step(c, reconciler.SessionStopped{Now: now, Server: server, Session: id})
+}
+
+// refreshView swaps in a new snapshot: the rows of the named servers are
+// rebuilt from the fleet, the others are shared with the previous one.
+func (r *reconcilerActor) refreshView(names []string) {
+	meta := view.Meta{Generation: r.fleet.Generation(), Observed: r.fleet.ObservedGeneration(), ConfigErrors: r.fleet.Diagnostics()}
+	r.view.Store(r.view.Load().Next(names, r.buildRow, meta))
+}
+
+// buildRow is the fleet's projection of one server (nil if it is not in
+// the fleet) plus what only the shell knows: the session that takes its
+// requests, a ready stdio server's live stderr, the default timeouts.
+func (r *reconcilerActor) buildRow(name string) *serverRow {
+	fr, ok := r.fleet.Row(name)
+	if !ok {
+		return nil
+	}
+	var handle *session.Handle
+	var stderr func() []string
+	if ls := r.sessions[fr.Status.Session]; ls != nil {
+		handle, stderr = ls.handle, ls.stderr
+	}
+	return view.NewRow(fr, handle, stderr, view.Defaults{ConnectTimeout: r.env.opts.ConnectTimeout, CallTimeout: r.env.opts.CallTimeout})
 }
 
 // reply hands a resync answer to whoever registered its id; the

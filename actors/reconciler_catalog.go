@@ -62,20 +62,20 @@ func (r *reconcilerActor) rerouteSubscriptions(c actor.Context, old *fleetSnapsh
 	if len(r.subs) == 0 {
 		return
 	}
-	snap := r.view.load()
+	snap := r.view.Load()
 	if !slices.ContainsFunc(names, func(name string) bool { return routesURIs(old, name) || routesURIs(snap, name) }) {
 		return
 	}
 	for uri, sub := range r.subs {
-		row, ok := snap.resourceOwner(uri)
-		if !ok || row.handle == nil || row.handle == sub.session {
+		row, ok := snap.ResourceOwner(uri)
+		if !ok || row.Session == nil || row.Session == sub.session {
 			continue
 		}
 		if sub.session != nil {
 			sub.session.Unsubscribe(uri)
 		}
-		sub.session = row.handle
-		row.handle.Subscribe(uri, nil)
+		sub.session = row.Session
+		row.Session.Subscribe(uri, nil)
 	}
 }
 
@@ -86,16 +86,16 @@ func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResourc
 		r.subs[m.uri] = sub
 	}
 	sub.count++
-	row, ok := r.view.load().resourceOwner(m.uri)
-	if !ok || row.handle == nil {
+	row, ok := r.view.Load().ResourceOwner(m.uri)
+	if !ok || row.Session == nil {
 		m.reply <- fmt.Errorf("%w: %q", ErrUnknownResource, m.uri)
 		return
 	}
-	if sub.session != nil && sub.session != row.handle {
+	if sub.session != nil && sub.session != row.Session {
 		sub.session.Unsubscribe(m.uri)
 	}
-	sub.session = row.handle
-	row.handle.Subscribe(m.uri, m.reply)
+	sub.session = row.Session
+	row.Session.Subscribe(m.uri, m.reply)
 }
 
 func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
@@ -115,15 +115,15 @@ func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeRes
 // routesURIs reports whether the server's row in s lists resources or
 // resource templates.
 func routesURIs(s *fleetSnapshot, server string) bool {
-	row, ok := s.row(server)
-	return ok && len(row.cat.resources)+len(row.cat.templates) > 0
+	row, _ := s.Row(server)
+	return row.ListsURIs()
 }
 
 // resourceUpdated publishes an update from a server's current session of
 // a URI someone subscribed to.
 func (r *reconcilerActor) resourceUpdated(m *session.ResourceUpdated) {
-	row, ok := r.view.load().row(m.Server)
-	if !ok || row.status.Session != m.ID || r.subs[m.URI] == nil {
+	row, ok := r.view.Load().Row(m.Server)
+	if !ok || row.Status.Session != m.ID || r.subs[m.URI] == nil {
 		return
 	}
 	r.outbox = append(r.outbox, &messages.ResourceUpdated{Server: m.Server, URI: m.URI})

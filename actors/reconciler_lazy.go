@@ -100,11 +100,11 @@ func (r *reconcilerActor) idleDue(c actor.Context, m *idleDue) {
 // after the request.
 func (s *Supervisor) use(ctx context.Context, row *serverRow) (session useAnswer, release func(), err error) {
 	id := fmt.Sprintf("use-%d", s.uses.Add(1))
-	server := row.status.Name
+	server := row.Status.Name
 	release = func() { s.sys.Root.Send(s.pids.Reconciler, &releaseServer{id: id, server: server}) }
 	reply := make(chan useAnswer, 1)
 	s.sys.Root.Send(s.pids.Reconciler, &useServer{id: id, server: server, reply: reply})
-	wait := row.connectTimeout
+	wait := row.ConnectTimeout
 	bound := s.env.clock.NewTimer(wait, "supervisor", "start-wait")
 	defer bound.Stop("supervisor", "start-wait")
 	select {
@@ -122,8 +122,8 @@ func (s *Supervisor) use(ctx context.Context, row *serverRow) (session useAnswer
 	case <-bound.C:
 		release()
 		err := fmt.Errorf("%w: %q did not start within %s (connect timeout)", ErrNotReady, server, wait)
-		if now, ok := s.view.load().row(server); ok && now.status.LastError != "" {
-			err = fmt.Errorf("%w; last error: %s", err, now.status.LastError)
+		if now, ok := s.view.Load().Row(server); ok && now.Status.LastError != "" {
+			err = fmt.Errorf("%w; last error: %s", err, now.Status.LastError)
 		}
 		return useAnswer{}, nil, err
 	}

@@ -46,7 +46,7 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	defer sub.Close()
 	waitReady := func(notSession uint64) *serverRow {
 		for {
-			if row, ok := sup.view.load().row("s"); ok && row.ready && row.status.Session != notSession {
+			if row, ok := sup.view.Load().Row("s"); ok && row.Routable && row.Status.Session != notSession {
 				return row
 			}
 			select {
@@ -58,13 +58,13 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	}
 	first := waitReady(0)
 	(<-serverSessions).Close() // the server dies
-	waitReady(first.status.Session)
+	waitReady(first.Status.Session)
 
 	terminated := make(chan struct{})
 	watcher := sup.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch c.Message().(type) {
 		case *actor.Started:
-			c.Watch(first.handle.PID())
+			c.Watch(first.Session.PID())
 		case *actor.Terminated:
 			close(terminated)
 		}

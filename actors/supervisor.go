@@ -153,7 +153,7 @@ func (s *Supervisor) ActorSystem() *actor.ActorSystem { return s.sys }
 // Status returns a copy of the fleet's status. Once the Supervisor has
 // failed, Status.Failed says why and the rows are the last ones seen.
 func (s *Supervisor) Status() messages.Status {
-	st := s.view.load().status()
+	st := s.view.Load().Status()
 	if err := s.env.ending.failed(); err != nil {
 		st.Failed = err.Error()
 	}
@@ -170,7 +170,7 @@ func (s *Supervisor) Tools() []messages.Tool {
 	if s.env.ending.failed() != nil {
 		return []messages.Tool{}
 	}
-	return s.view.load().tools()
+	return s.view.Load().Tools()
 }
 
 // Done is closed when the Supervisor has ended: by Close, or because a
@@ -206,7 +206,7 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	rt, tool, err := s.view.load().route(name)
+	rt, tool, err := s.view.Load().RouteTool(name)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,29 @@ import (
 // PrefixSeparator joins a prefix and a tool name.
 const PrefixSeparator = "__"
 
+// QualifiedName is how an item of a server is named across the fleet:
+// prefix__name, or name alone when the prefix is empty. Every place that
+// exposes a tool (or a prompt) names it so, and every place that routes
+// one cuts it with SplitName.
+func QualifiedName(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + PrefixSeparator + name
+}
+
+// SplitName cuts an exposed name at its first "__" into a prefix and an
+// item name. ok is false when the name has no "__" with text on both
+// sides; such a name can only belong to a server with the empty prefix.
+// Tool names may contain "__": a prefix never does.
+func SplitName(name string) (prefix, item string, ok bool) {
+	prefix, item, ok = strings.Cut(name, PrefixSeparator)
+	if !ok || prefix == "" || item == "" {
+		return "", name, false
+	}
+	return prefix, item, true
+}
+
 // MaxPrefixBytes bounds a derived prefix. Every name accepted before names
 // were free-form (at most 64 bytes, no "__", no leading or trailing "_")
 // is its own prefix, so exposed tool names did not change.

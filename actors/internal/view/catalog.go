@@ -1,6 +1,7 @@
-package actors
+package view
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -92,22 +93,27 @@ func (rc *rowCatalog) ownsURI(uri string) bool {
 	return ok && !rc.shadowedResources[uri]
 }
 
-// byOrder sorts the ready rows into config order.
-func byOrder(rows []*serverRow) []*serverRow {
-	out := make([]*serverRow, 0, len(rows))
+// compareOrder orders bare rows: config order, then name.
+func compareOrder[S comparable](r, o *Row[S]) int {
+	return cmp.Or(r.cat.order.Compare(o.cat.order), strings.Compare(r.Status.Name, o.Status.Name))
+}
+
+// byOrder sorts the routable rows into config order.
+func byOrder[S comparable](rows []*Row[S]) []*Row[S] {
+	out := make([]*Row[S], 0, len(rows))
 	for _, r := range rows {
-		if r.ready {
+		if r.Routable {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b *serverRow) int { return a.cat.order.Compare(b.cat.order) })
+	slices.SortFunc(out, func(a, b *Row[S]) int { return a.cat.order.Compare(b.cat.order) })
 	return out
 }
 
-// resourceOwner is the row a URI routes to: the first in config order
+// ResourceOwner is the row a URI routes to: the first in config order
 // that lists a resource of that URI, else the first whose template
 // matches it.
-func (s *fleetSnapshot) resourceOwner(uri string) (*serverRow, bool) {
+func (s *Snapshot[S]) ResourceOwner(uri string) (*Row[S], bool) {
 	for _, r := range s.ordered {
 		if r.cat.ownsURI(uri) {
 			return r, true
@@ -123,9 +129,9 @@ func (s *fleetSnapshot) resourceOwner(uri string) (*serverRow, bool) {
 	return nil, false
 }
 
-// templateOwner is the row that owns a URI template (or, failing that, the
+// TemplateOwner is the row that owns a URI template (or, failing that, the
 // owner of it as a URI).
-func (s *fleetSnapshot) templateOwner(template string) (*serverRow, bool) {
+func (s *Snapshot[S]) TemplateOwner(template string) (*Row[S], bool) {
 	for _, r := range s.ordered {
 		for _, m := range r.cat.matchers {
 			if m.template == template {
@@ -133,26 +139,26 @@ func (s *fleetSnapshot) templateOwner(template string) (*serverRow, bool) {
 			}
 		}
 	}
-	return s.resourceOwner(template)
+	return s.ResourceOwner(template)
 }
 
-// prompts copies the prompts of every ready server (or one that shows
+// Prompts copies the prompts of every ready server (or one that shows
 // its cached catalog, as for the rest of the catalog).
-func (s *fleetSnapshot) prompts() []messages.Prompt {
+func (s *Snapshot[S]) Prompts() []messages.Prompt {
 	out := []messages.Prompt{}
 	for _, row := range s.rows {
-		if row.ready || row.cached {
+		if row.Routable || row.Cached {
 			out = append(out, row.cat.prompts...)
 		}
 	}
 	return out
 }
 
-// resources copies the owned resources of every ready server.
-func (s *fleetSnapshot) resources() []messages.Resource {
+// Resources copies the owned resources of every ready server.
+func (s *Snapshot[S]) Resources() []messages.Resource {
 	out := []messages.Resource{}
 	for _, row := range s.rows {
-		if !row.ready && !row.cached {
+		if !row.Routable && !row.Cached {
 			continue
 		}
 		for _, r := range row.cat.resources {
@@ -164,11 +170,11 @@ func (s *fleetSnapshot) resources() []messages.Resource {
 	return out
 }
 
-// templates copies the owned resource templates of every ready server.
-func (s *fleetSnapshot) templates() []messages.ResourceTemplate {
+// Templates copies the owned resource templates of every ready server.
+func (s *Snapshot[S]) Templates() []messages.ResourceTemplate {
 	out := []messages.ResourceTemplate{}
 	for _, row := range s.rows {
-		if !row.ready && !row.cached {
+		if !row.Routable && !row.Cached {
 			continue
 		}
 		for _, t := range row.cat.templates {
