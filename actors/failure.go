@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/intake"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -103,7 +104,7 @@ func (e *environment) fail(name string, reason string) {
 // panicReason describes a recovered panic and the message it hit.
 func panicReason(value, msg any) string {
 	switch msg.(type) {
-	case nil, *recovered: // a goroutine's panic names what it was doing
+	case nil, *intake.Recovered: // a goroutine's panic names what it was doing
 		return fmt.Sprintf("panic: %v", value)
 	default:
 		return fmt.Sprintf("panic: %v (handling %T)", value, msg)
@@ -158,26 +159,6 @@ func (a *rootActor) nameOf(child *actor.PID) string {
 	default:
 		return child.Id
 	}
-}
-
-// recovered is a panic of a goroutine an actor owns, sent to that actor,
-// which fails with it (so its supervisor sees the failure).
-type recovered struct {
-	what  string
-	value any
-}
-
-// recoverTo, deferred on a goroutine an actor owns, turns a panic into a
-// recovered message to that actor instead of a crash of the process.
-func recoverTo(root *actor.RootContext, self *actor.PID, what string) {
-	if v := recover(); v != nil {
-		root.Send(self, &recovered{what: what, value: v})
-	}
-}
-
-// raise fails the actor with a goroutine's panic.
-func (m *recovered) raise() {
-	panic(fmt.Sprintf("%s: %v", m.what, m.value))
 }
 
 // truncate cuts s to at most n bytes, on a rune boundary, marking the cut.

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -61,7 +62,7 @@ func TestSupervisor_StoredInputStartsTheEntryAndNeverShows(t *testing.T) {
 	}
 
 	mark := rec.Len()
-	if err := actors.UpdateInputs(store, func(v map[string]string) { v["token"] = secret }); err != nil {
+	if err := ondisk.UpdateInputs(store, func(v map[string]string) { v["token"] = secret }); err != nil {
 		t.Fatal(err)
 	}
 	_, failed := rec.WaitState(ctx, mark, "api", messages.StateFailed) // no resync: the watcher saw the store

@@ -19,10 +19,12 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
+	"github.com/mcpvisor/mcpvisor/actors/internal/intake"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/watcher"
@@ -271,11 +273,8 @@ type environment struct {
 	// work counts every goroutine the actors start (lifelines, calls,
 	// reads); Close waits for it after the actors have stopped.
 	work sync.WaitGroup
-	// readConfig reads the config files (ReadConfigFiles; tests block it).
-	readConfig func(paths []string) []reconciler.FileContent
-	// newNotifier, if set, replaces the watcher's fsnotify notifier (tests
-	// make it fail).
-	newNotifier func() (watcher.Notifier, error)
+	// intake is what the config and watcher actors use.
+	intake *intake.Deps
 	// redactor removes the inherited environment's values; each session
 	// extends it with its own spec's secrets.
 	redactor *reconciler.Redactor
@@ -379,6 +378,38 @@ func (e *environment) sessionDeps() *session.Deps {
 		},
 	}
 }
+
+// intakeDeps are what the config and watcher actors use, for the
+// resolved config paths.
+func (e *environment) intakeDeps(paths []string) *intake.Deps {
+	o := e.opts
+	resolve := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return reconciler.ResolvePaths([]string{p}, o.WorkDir, o.Home)[0]
+	}
+	d := &intake.Deps{
+		Clock: e.clock, Logger: e.log, Journal: e.journal, Work: &e.work,
+		Paths: paths, ReadConfig: ondisk.ReadConfigFiles,
+		LookupEnv: o.LookupEnv, Home: o.Home, Workspace: o.Workspace, WorkDir: o.WorkDir,
+		InputsFile: resolve(o.InputsFile), NewNotifier: o.newNotifier, Debounce: o.Debounce, MaxWait: o.MaxWait,
+	}
+	if len(o.ApprovalRequired) > 0 {
+		d.NeedApproval = map[string]bool{}
+		for _, p := range reconciler.ResolvePaths(o.ApprovalRequired, o.WorkDir, o.Home) {
+			d.NeedApproval[p] = true
+		}
+		d.TrustFile = resolve(o.TrustFile)
+	}
+	if oauthOn(o) {
+		d.LoginMarker = oauth.Store{Dir: o.OAuthDir}.LoginMarker()
+	}
+	return d
+}
+
+// oauthOn says whether sessions use the token store.
+func oauthOn(o Options) bool { return o.OAuthDir != "" && o.OAuthDir != "-" }
 
 // upstreamLogLevel is the level SetLogLevel asked for last ("" if none).
 func (e *environment) upstreamLogLevel() string {

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/intake"
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -77,8 +78,6 @@ type (
 		server string
 		token  uint64
 	}
-	// configDiagnostics carries the config actor's diagnostics into status.
-	configDiagnostics struct{ diagnostics []messages.Diagnostic }
 	// awaitResync registers where the answers to resync id go: a buffered
 	// channel (2) that gets ResyncPlanned, then ResyncCompleted.
 	awaitResync struct {
@@ -119,8 +118,8 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 		r.step(c, reconciler.DesiredArrived{Now: r.now(), Desired: m})
 	case *messages.Resync:
 		r.step(c, reconciler.ResyncArrived{Now: r.now(), Resync: m})
-	case *configDiagnostics:
-		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.diagnostics})
+	case *intake.Diagnostics:
+		r.step(c, reconciler.DiagnosticsArrived{Diagnostics: m.Diagnostics})
 	case *session.Ready:
 		r.sessionReady(c, m)
 	case *session.Relisted:

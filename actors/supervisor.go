@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/intake"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -64,19 +65,17 @@ func Start(opts Options) (*Supervisor, error) {
 		s.ownSystem = true
 	}
 	s.env = &environment{
-		opts:       opts,
-		clock:      opts.Clock,
-		log:        opts.Logger,
-		journal:    newJournal(s.sys, opts),
-		readConfig: ReadConfigFiles,
-		redactor:   reconciler.NewRedactor(append(inheritedSecrets(secrets), opts.Secrets...)...),
-		ending:     newEnding(),
-		// nil outside tests: fsnotify.
-		newNotifier: opts.newNotifier,
+		opts:     opts,
+		clock:    opts.Clock,
+		log:      opts.Logger,
+		journal:  newJournal(s.sys, opts),
+		redactor: reconciler.NewRedactor(append(inheritedSecrets(secrets), opts.Secrets...)...),
+		ending:   newEnding(),
 	}
 	s.env.logLevel.Store(&opts.LogLevel)
 	s.env.ctx, s.env.cancel = baseContext()
 	s.env.sessions = s.env.sessionDeps()
+	s.env.intake = s.env.intakeDeps(paths)
 	s.env.startCatalogCache()
 	started := make(chan PIDs, 1)
 	props := actor.PropsFromProducer(func() actor.Actor {
@@ -132,9 +131,9 @@ func (a *rootActor) Receive(c actor.Context) {
 	a.sys = c.ActorSystem()
 	p := PIDs{Root: c.Self()}
 	p.Reconciler = c.SpawnPrefix(newReconcilerProps(a.env, a.view, a.paths), "reconciler")
-	p.Config = c.SpawnPrefix(newConfigProps(a.env, p.Reconciler, a.paths), "config")
+	p.Config = c.SpawnPrefix(intake.ConfigProps(a.env.intake, p.Reconciler), "config")
 	if !a.env.opts.DisableWatch {
-		p.Watcher = c.SpawnPrefix(newWatcherProps(a.env, p.Config, a.paths), "watcher")
+		p.Watcher = c.SpawnPrefix(intake.WatcherProps(a.env.intake, p.Config), "watcher")
 	}
 	a.pids = p
 	select {

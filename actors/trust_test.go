@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -50,7 +51,7 @@ func TestSupervisor_ProjectFileRunsOnlyAsApproved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = actors.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+	err = ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
 		d := reconciler.DecideTrust([]reconciler.FileContent{{Path: project, Data: data}}, &reconciler.TrustPolicy{NeedApproval: map[string]bool{project: true}})
 		return a.Approve(d[0], time.Now()), nil
 	})

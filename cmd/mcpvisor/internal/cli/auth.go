@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -82,7 +82,7 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	cf.defaults(lookup)
 	wd, home := workdirOr(cf.workdir), homeDir(lookup)
-	cfg, _ := reconciler.Load(actors.ReadConfigFiles(reconciler.ResolvePaths(cf.configs, wd, home)),
+	cfg, _ := reconciler.Load(ondisk.ReadConfigFiles(reconciler.ResolvePaths(cf.configs, wd, home)),
 		reconciler.LoadOptions{LookupEnv: lookup, Home: home, Trust: checkTrustPolicy(wd, home, lookup)}, nil)
 	var spec *messages.ServerSpec
 	for i := range cfg.Servers {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -50,13 +50,13 @@ func checkCommand(args []string, io IO) int {
 		}
 	}
 	opts := reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
-		Workspace: *workspace, FileExists: fileExists, ReadFile: actors.ReadEnvFile, ProjectDir: wd}
-	if vals, err := actors.ReadInputs(inputStorePath(lookup)); err == nil {
+		Workspace: *workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: wd}
+	if vals, err := ondisk.ReadInputs(inputStorePath(lookup)); err == nil {
 		opts.Inputs = func(id string) (string, bool) { v, ok := vals[id]; return v, ok }
 	} else {
 		fmt.Fprintf(io.Stderr, "mcpvisor check: %v; entries with inputs are judged without stored values\n", err)
 	}
-	cfg, _ := reconciler.Load(actors.ReadConfigFiles(paths), opts, nil)
+	cfg, _ := reconciler.Load(ondisk.ReadConfigFiles(paths), opts, nil)
 	report := newCheckReport(paths, cfg, *verbose)
 	if *discover {
 		report.Discovered = []discoveredFile{}

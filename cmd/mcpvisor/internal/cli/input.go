@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
 // inputCommand stores, removes or lists the values of VS Code inputs
@@ -35,14 +35,14 @@ func inputCommand(args []string, stdio IO) int {
 	case len(rest) == 2 && rest[0] == "set":
 		return setInput(store, rest[1], stdio)
 	case len(rest) == 2 && rest[0] == "unset":
-		if err := actors.UpdateInputs(store, func(v map[string]string) { delete(v, rest[1]) }); err != nil {
+		if err := ondisk.UpdateInputs(store, func(v map[string]string) { delete(v, rest[1]) }); err != nil {
 			fmt.Fprintf(stdio.Stderr, "mcpvisor input: %v\n", err)
 			return ExitFailed
 		}
 		fmt.Fprintf(stdio.Stdout, "input %q removed\n", rest[1])
 		return ExitOK
 	case len(rest) == 1 && rest[0] == "list":
-		ids, err := actors.InputIDs(store)
+		ids, err := ondisk.InputIDs(store)
 		if err != nil {
 			fmt.Fprintf(stdio.Stderr, "mcpvisor input: %v\n", err)
 			return ExitFailed
@@ -76,7 +76,7 @@ func setInput(store, id string, stdio IO) int {
 		fmt.Fprintln(stdio.Stderr, "\nmcpvisor input set: no value on stdin: type it, or pipe it in")
 		return ExitUsage
 	}
-	if err := actors.UpdateInputs(store, func(v map[string]string) { v[id] = value }); err != nil {
+	if err := ondisk.UpdateInputs(store, func(v map[string]string) { v[id] = value }); err != nil {
 		fmt.Fprintf(stdio.Stderr, "\nmcpvisor input set: %v\n", err)
 		return ExitFailed
 	}

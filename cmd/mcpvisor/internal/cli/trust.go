@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
@@ -59,12 +59,12 @@ func trustCommand(args []string, io IO) int {
 // approveFiles shows each file's servers and records the approval of what
 // was shown, once confirmed.
 func approveFiles(store string, paths []string, yes bool, io IO) int {
-	approvals, err := actors.ReadApprovals(store)
+	approvals, err := ondisk.ReadApprovals(store)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
 		return ExitFailed
 	}
-	files := actors.ReadConfigFiles(paths)
+	files := ondisk.ReadConfigFiles(paths)
 	policy := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}, Approvals: approvals}
 	for _, p := range paths {
 		policy.NeedApproval[p] = true
@@ -96,7 +96,7 @@ func approveFiles(store string, paths []string, yes bool, io IO) int {
 			code = ExitFailed
 			continue
 		}
-		err := actors.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+		err := ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
 			return a.Approve(d, time.Now()), nil
 		})
 		if err != nil {
@@ -140,7 +140,7 @@ func isTerminal(r any) bool {
 }
 
 func listApprovals(store string, io IO) int {
-	approvals, err := actors.ReadApprovals(store)
+	approvals, err := ondisk.ReadApprovals(store)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
 		return ExitFailed
@@ -160,7 +160,7 @@ func listApprovals(store string, io IO) int {
 
 // currentState says whether an approved file is still as approved.
 func currentState(path string, a reconciler.FileApproval) string {
-	f := actors.ReadConfigFiles([]string{path})[0]
+	f := ondisk.ReadConfigFiles([]string{path})[0]
 	switch {
 	case f.Missing:
 		return "missing"
@@ -176,7 +176,7 @@ func revokeApprovals(store string, paths []string, io IO) int {
 	code := ExitOK
 	for _, p := range paths {
 		var had bool
-		err := actors.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+		err := ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
 			var out reconciler.Approvals
 			out, had = a.Revoke(p)
 			return out, nil

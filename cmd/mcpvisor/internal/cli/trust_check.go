@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -18,7 +18,7 @@ func checkTrustPolicy(workdir, home string, lookup func(string) (string, bool)) 
 	for _, path := range projectPaths(slices.Concat(projectDefaults, userDefaults), workdir, home) {
 		p.NeedApproval[path] = true
 	}
-	p.Approvals, p.StoreErr = actors.ReadApprovals(p.Store)
+	p.Approvals, p.StoreErr = ondisk.ReadApprovals(p.Store)
 	return p
 }
 

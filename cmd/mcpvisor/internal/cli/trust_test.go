@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
 
@@ -45,7 +45,7 @@ func newTrustProject(t *testing.T) trustProject {
 
 func (p trustProject) approvals(t *testing.T) int {
 	t.Helper()
-	a, err := actors.ReadApprovals(p.store)
+	a, err := ondisk.ReadApprovals(p.store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package actors
+package intake
 
 import (
 	"maps"
@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -17,19 +18,11 @@ type trustSetup struct {
 	store        string // absolute; "" when there is none
 }
 
-func newTrustSetup(opts Options) trustSetup {
-	var t trustSetup
-	if len(opts.ApprovalRequired) == 0 {
-		return t
+func newTrustSetup(d *Deps) trustSetup {
+	if len(d.NeedApproval) == 0 {
+		return trustSetup{}
 	}
-	t.needApproval = make(map[string]bool, len(opts.ApprovalRequired))
-	for _, p := range reconciler.ResolvePaths(opts.ApprovalRequired, opts.WorkDir, opts.Home) {
-		t.needApproval[p] = true
-	}
-	if opts.TrustFile != "" {
-		t.store = reconciler.ResolvePaths([]string{opts.TrustFile}, opts.WorkDir, opts.Home)[0]
-	}
-	return t
+	return trustSetup{needApproval: d.NeedApproval, store: d.TrustFile}
 }
 
 // policy reads the approvals, which is I/O: it runs on the config actor's
@@ -41,7 +34,7 @@ func (t trustSetup) policy() *reconciler.TrustPolicy {
 	}
 	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval, Store: t.store}
 	if t.store != "" {
-		p.Approvals, p.StoreErr = ReadApprovals(t.store)
+		p.Approvals, p.StoreErr = ondisk.ReadApprovals(t.store)
 	}
 	return p
 }

@@ -1,4 +1,4 @@
-package actors
+package intake
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
@@ -14,18 +14,21 @@ import (
 // Close, which the actor calls when it stops or is restarted (failure.go:
 // a failed watcher actor is rebuilt).
 type watcherActor struct {
-	env    *environment
+	deps   *Deps
 	config *actor.PID
 	paths  []string
 	w      *watcher.Watcher
 }
 
-func newWatcherProps(env *environment, configPID *actor.PID, paths []string) *actor.Props {
+// WatcherProps are the props of the watcher actor, which turns edits of
+// deps.Paths into FileChanged for config. The trust store and the input
+// store are watched too: an approval or an input's value applies at
+// once; and so is the token store's login marker: a login connects at
+// once.
+func WatcherProps(deps *Deps, config *actor.PID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		// The trust store and the input store are watched too: an approval
-		// or an input's value applies at once; and so is the token store's
-		// login marker: a login connects at once.
-		return &watcherActor{env: env, config: configPID, paths: loginWatched(env.opts, watchedInputs(env.opts, newTrustSetup(env.opts).watched(paths)))}
+		paths := loginWatched(deps.LoginMarker, watchedInputs(deps.InputsFile, newTrustSetup(deps).watched(deps.Paths)))
+		return &watcherActor{deps: deps, config: config, paths: paths}
 	})
 }
 
@@ -39,17 +42,18 @@ func (a *watcherActor) Receive(c actor.Context) {
 }
 
 func (a *watcherActor) start(c actor.Context) {
-	root, config, journal := c.ActorSystem().Root, a.config, a.env.journal
-	log := a.env.log.Named("watcher")
+	d := a.deps
+	root, config, journal, marker := c.ActorSystem().Root, a.config, d.Journal, d.LoginMarker
+	log := d.Logger.Named("watcher")
 	w, err := watcher.New(a.paths, watcher.Options{
-		Clock:       a.env.clock,
-		Logger:      a.env.log,
-		Debounce:    a.env.opts.Debounce,
-		MaxWait:     a.env.opts.MaxWait,
-		NewNotifier: guardNotifiers(a.env.newNotifier),
+		Clock:       d.Clock,
+		Logger:      d.Logger,
+		Debounce:    d.Debounce,
+		MaxWait:     d.MaxWait,
+		NewNotifier: guardNotifiers(d.NewNotifier),
 		// Callbacks only send: they run on the watcher's goroutine.
 		OnChange: func(paths []string) {
-			paths, login := withoutLoginMarker(a.env.opts, paths)
+			paths, login := withoutLoginMarker(marker, paths)
 			if login {
 				root.Send(config, &messages.ResyncRequested{ID: loginResyncID})
 			}

@@ -1,4 +1,4 @@
-package actors
+package intake
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestWatcherActor_DegradedIsAnEventAndEditsStillArrive(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sys := NewActorSystem(zap.NewNop())
+	sys := newActorSystem()
 	degraded := make(chan *messages.WatcherDegraded, 4)
 	sub := sys.EventStream.Subscribe(func(evt any) {
 		if env, ok := evt.(*messages.Envelope); ok {
@@ -45,14 +45,15 @@ func TestWatcherActor_DegradedIsAnEventAndEditsStillArrive(t *testing.T) {
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	poll := clock.Trap().NewTicker("watcher", "poll")
 	defer poll.Close()
-	env := &environment{
-		opts:        Options{Debounce: time.Millisecond, MaxWait: time.Second},
-		clock:       clock,
-		log:         zap.NewNop(),
-		journal:     journal.New(journal.Options{MaxEvents: 16, Stream: sys.EventStream}),
-		newNotifier: func() (watcher.Notifier, error) { return nil, syscall.EMFILE },
+	deps := &Deps{
+		Debounce: time.Millisecond, MaxWait: time.Second,
+		Clock:       clock,
+		Logger:      zap.NewNop(),
+		Journal:     journal.New(journal.Options{MaxEvents: 16, Stream: sys.EventStream}),
+		NewNotifier: func() (watcher.Notifier, error) { return nil, syscall.EMFILE },
+		Paths:       []string{path},
 	}
-	pid := sys.Root.Spawn(newWatcherProps(env, sink, []string{path}))
+	pid := sys.Root.Spawn(WatcherProps(deps, sink))
 	defer func() {
 		_ = sys.Root.StopFuture(pid).Wait()
 		_ = sys.Root.StopFuture(sink).Wait()

@@ -1,4 +1,4 @@
-package actors
+package ondisk
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-
-	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
 // The input store holds the values of VS Code inputs (${input:ID}) that
@@ -96,59 +94,3 @@ func InputIDs(path string) ([]string, error) {
 	sort.Strings(ids)
 	return ids, nil
 }
-
-// inputsFor is the lookup a config read gives reconciler.Load: the values
-// of the store at path, read now (on the read goroutine). An unusable
-// store answers nothing, and its error is logged by the caller.
-func inputsFor(path string) (func(string) (string, bool), error) {
-	if path == "" {
-		return nil, nil
-	}
-	vals, err := ReadInputs(path)
-	if err != nil {
-		return nil, err
-	}
-	return func(id string) (string, bool) { v, ok := vals[id]; return v, ok }, nil
-}
-
-// inputsFile is the resolved path of the input store, or "".
-func (a *configActor) inputsFile() string {
-	if a.env.opts.InputsFile == "" {
-		return ""
-	}
-	return reconciler.ResolvePaths([]string{a.env.opts.InputsFile}, a.env.opts.WorkDir, a.env.opts.Home)[0]
-}
-
-// watchedInputs adds the input store to the paths the watcher follows, so
-// that `mcpvisor input set` starts what waited for the value.
-func watchedInputs(opts Options, paths []string) []string {
-	if opts.InputsFile == "" {
-		return paths
-	}
-	store := reconciler.ResolvePaths([]string{opts.InputsFile}, opts.WorkDir, opts.Home)[0]
-	return append(paths[:len(paths):len(paths)], store)
-}
-
-// fileExists answers reconciler.LoadOptions.FileExists; it runs on the
-// config read's goroutine.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// readEnvFile answers reconciler.LoadOptions.ReadFile for an envFile:
-// bounded like a config file, refusing what is not a regular file.
-func readEnvFile(path string) ([]byte, error) {
-	fc := readConfigFile(path)
-	switch {
-	case fc.Missing:
-		return nil, os.ErrNotExist
-	case fc.ReadErr != nil:
-		return nil, fc.ReadErr
-	}
-	return fc.Data, nil
-}
-
-// ReadEnvFile reads an envFile as the config actor does, for tools that
-// load configs themselves (mcpvisor check).
-func ReadEnvFile(path string) ([]byte, error) { return readEnvFile(path) }

@@ -1,17 +1,12 @@
-package actors
+package intake
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"reflect"
-	"syscall"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
@@ -22,7 +17,7 @@ import (
 // during a read cause exactly one more read. The generation increases only
 // when the desired state really changed.
 type configActor struct {
-	env        *environment
+	deps       *Deps
 	reconciler *actor.PID
 	paths      []string
 	trust      trustSetup
@@ -42,15 +37,22 @@ type configActor struct {
 	last       *reconciler.Config
 }
 
+// Diagnostics carry the config actor's diagnostics of a read into the
+// fleet's status.
+type Diagnostics struct{ Diagnostics []messages.Diagnostic }
+
 // configRead is the result of one read, made off the mailbox.
 type configRead struct {
 	config   reconciler.Config
 	lastGood map[string]reconciler.ParsedFile
 }
 
-func newConfigProps(env *environment, reconcilerPID *actor.PID, paths []string) *actor.Props {
+// ConfigProps are the props of the config actor, which reads deps.Paths
+// and sends what it finds to fleet (a *messages.DesiredState, then
+// *messages.Resync answers and *Diagnostics).
+func ConfigProps(deps *Deps, fleet *actor.PID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &configActor{env: env, reconciler: reconcilerPID, paths: paths, trust: newTrustSetup(env.opts), log: env.log.Named("config")}
+		return &configActor{deps: deps, reconciler: fleet, paths: deps.Paths, trust: newTrustSetup(deps), log: deps.Logger.Named("config")}
 	})
 }
 
@@ -64,8 +66,8 @@ func (a *configActor) Receive(c actor.Context) {
 		a.trigger(c, m)
 	case *configRead:
 		a.readDone(c, m)
-	case *recovered:
-		m.raise() // the read panicked: this actor fails (failure.go)
+	case *Recovered:
+		m.raise() // the read panicked: this actor fails (its supervisor's failure policy)
 	}
 }
 
@@ -89,19 +91,20 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
 	paths, lastGood, trust := a.paths, a.lastGood, a.trust
-	opts := reconciler.LoadOptions{LookupEnv: a.env.opts.LookupEnv, Home: a.env.opts.Home, Workspace: a.env.opts.Workspace, FileExists: fileExists, ReadFile: readEnvFile, ProjectDir: a.env.opts.WorkDir}
-	inputsFile, log := a.inputsFile(), a.log
-	a.env.work.Add(1)
+	d := a.deps
+	opts := reconciler.LoadOptions{LookupEnv: d.LookupEnv, Home: d.Home, Workspace: d.Workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: d.WorkDir}
+	inputsFile, log := d.InputsFile, a.log
+	d.Work.Add(1)
 	go func() {
-		defer a.env.work.Done()
+		defer d.Work.Done()
 		// Load calls the embedder's LookupEnv.
-		defer recoverTo(root, self, "reading the config files")
+		defer RecoverTo(root, self, "reading the config files")
 		opts.Trust = trust.policy()
 		var err error
 		if opts.Inputs, err = inputsFor(inputsFile); err != nil {
 			log.Warn("input store unusable: entries with inputs wait for them", zap.String("error", err.Error()))
 		}
-		cfg, good := reconciler.Load(a.env.readConfig(paths), opts, lastGood)
+		cfg, good := reconciler.Load(d.ReadConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
 }
@@ -129,9 +132,9 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 		warnUntrusted(a.log, found.Invalid)
 	}
 	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
-	a.env.journal.Publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
+	a.deps.Journal.Publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
 	if a.inflightReal {
-		c.Send(a.reconciler, &configDiagnostics{diagnostics: diags})
+		c.Send(a.reconciler, &Diagnostics{Diagnostics: diags})
 	}
 	a.answer(c, committed || refreshed, &found)
 	a.inflight = nil
@@ -166,49 +169,4 @@ func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.
 
 func (a *configActor) desiredState(gen uint64, cfg *reconciler.Config) *messages.DesiredState {
 	return &messages.DesiredState{Generation: gen, Servers: cfg.Servers, Invalid: cfg.Invalid}
-}
-
-// ReadConfigFiles reads each path. It does the I/O that reconciler.Load,
-// being pure, does not: a missing file is Missing, anything unreadable is
-// a ReadErr for that file only.
-func ReadConfigFiles(paths []string) []reconciler.FileContent {
-	out := make([]reconciler.FileContent, 0, len(paths))
-	for _, p := range paths {
-		out = append(out, readConfigFile(p))
-	}
-	return out
-}
-
-func readConfigFile(path string) reconciler.FileContent {
-	fc := reconciler.FileContent{Path: path}
-	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
-	// cloned repository can hold) cannot hang the read or eat another
-	// reader's input: it is refused below as not a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		fc.Missing = true
-		return fc
-	}
-	if err != nil {
-		fc.ReadErr = err
-		return fc
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	switch {
-	case err != nil:
-		fc.ReadErr = err
-	case info.IsDir():
-		fc.ReadErr = errors.New("is a directory, not a config file")
-	case !info.Mode().IsRegular():
-		fc.ReadErr = errors.New("is not a regular file")
-	case info.Size() > reconciler.MaxConfigBytes:
-		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
-	default:
-		fc.Data, fc.ReadErr = io.ReadAll(io.LimitReader(f, reconciler.MaxConfigBytes+1))
-		if fc.ReadErr == nil && len(fc.Data) > reconciler.MaxConfigBytes {
-			fc.Data, fc.ReadErr = nil, fmt.Errorf("file is larger than the %d byte limit", reconciler.MaxConfigBytes)
-		}
-	}
-	return fc
 }

@@ -1,4 +1,4 @@
-package actors_test
+package ondisk_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
@@ -27,7 +27,7 @@ func approveNames(names ...string) func(reconciler.Approvals) (reconciler.Approv
 func TestTrustStore_Permissions(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "config", "mcpvisor", "trust.json")
-	if err := actors.UpdateApprovals(path, approveNames("a")); err != nil {
+	if err := ondisk.UpdateApprovals(path, approveNames("a")); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700} {
@@ -39,7 +39,7 @@ func TestTrustStore_Permissions(t *testing.T) {
 			t.Errorf("%s: mode %04o, want %04o", p, got, want)
 		}
 	}
-	got, err := actors.ReadApprovals(path)
+	got, err := ondisk.ReadApprovals(path)
 	if err != nil || got.Files["/proj/a"].SHA256 != "h-a" {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
@@ -52,7 +52,7 @@ func TestTrustStore_AtomicWrite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trust.json")
-	if err := actors.UpdateApprovals(path, approveNames("a")); err != nil {
+	if err := ondisk.UpdateApprovals(path, approveNames("a")); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(path)
@@ -64,7 +64,7 @@ func TestTrustStore_AtomicWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer old.Close()
-	if err := actors.UpdateApprovals(path, approveNames("b")); err != nil {
+	if err := ondisk.UpdateApprovals(path, approveNames("b")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, len(before)+100)
@@ -72,7 +72,7 @@ func TestTrustStore_AtomicWrite(t *testing.T) {
 	if string(buf[:n]) != string(before) {
 		t.Fatalf("the old file was rewritten in place:\n%s", buf[:n])
 	}
-	after, err := actors.ReadApprovals(path)
+	after, err := ondisk.ReadApprovals(path)
 	if err != nil || len(after.Files) != 2 {
 		t.Fatalf("after: %+v, %v", after, err)
 	}
@@ -97,7 +97,7 @@ func TestTrustStore_ConcurrentUpdatesAllLand(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- actors.UpdateApprovals(path, approveNames(fmt.Sprint(i)))
+			errs <- ondisk.UpdateApprovals(path, approveNames(fmt.Sprint(i)))
 		}()
 	}
 	wg.Wait()
@@ -107,7 +107,7 @@ func TestTrustStore_ConcurrentUpdatesAllLand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := actors.ReadApprovals(path)
+	got, err := ondisk.ReadApprovals(path)
 	if err != nil || len(got.Files) != 8 {
 		t.Fatalf("got %d approvals (%v), want 8", len(got.Files), err)
 	}
@@ -118,7 +118,7 @@ func TestTrustStore_ConcurrentUpdatesAllLand(t *testing.T) {
 func TestTrustStore_RefusesUnsafeOrForeignFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	missing, err := actors.ReadApprovals(filepath.Join(dir, "none.json"))
+	missing, err := ondisk.ReadApprovals(filepath.Join(dir, "none.json"))
 	if err != nil || len(missing.Files) != 0 {
 		t.Fatalf("missing store: %+v, %v", missing, err)
 	}
@@ -129,17 +129,17 @@ func TestTrustStore_RefusesUnsafeOrForeignFiles(t *testing.T) {
 	if err := os.Chmod(open, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := actors.ReadApprovals(open); err == nil {
+	if _, err := ondisk.ReadApprovals(open); err == nil {
 		t.Error("a world-writable store was accepted")
 	}
-	if err := actors.UpdateApprovals(open, approveNames("a")); err == nil {
+	if err := ondisk.UpdateApprovals(open, approveNames("a")); err == nil {
 		t.Error("a world-writable store was updated")
 	}
 	foreign := filepath.Join(dir, "foreign.json")
 	if err := os.WriteFile(foreign, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := actors.ReadApprovals(foreign); err == nil {
+	if _, err := ondisk.ReadApprovals(foreign); err == nil {
 		t.Error("a file that is not a store was accepted")
 	}
 }

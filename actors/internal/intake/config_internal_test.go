@@ -1,7 +1,8 @@
-package actors
+package intake
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,13 +21,17 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sys := NewActorSystem(zap.NewNop())
+	sys := newActorSystem()
 	reads := make(chan chan struct{}) // each read hands over its release channel
-	env := &environment{
-		opts:    Options{LookupEnv: func(string) (string, bool) { return "", false }},
-		log:     zap.NewNop(),
-		journal: journal.New(journal.Options{MaxEvents: 16}),
-		readConfig: func([]string) []reconciler.FileContent {
+	var work sync.WaitGroup
+	defer work.Wait() // deferred first, so it runs after the actors stopped
+	deps := &Deps{
+		LookupEnv: func(string) (string, bool) { return "", false },
+		Logger:    zap.NewNop(),
+		Journal:   journal.New(journal.Options{MaxEvents: 16}),
+		Work:      &work,
+		Paths:     []string{"/nonexistent/.mcp.json"},
+		ReadConfig: func([]string) []reconciler.FileContent {
 			release := make(chan struct{})
 			reads <- release
 			<-release
@@ -39,11 +44,10 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 			resyncs <- r
 		}
 	}))
-	cfg := sys.Root.Spawn(newConfigProps(env, sink, []string{"/nonexistent/.mcp.json"}))
+	cfg := sys.Root.Spawn(ConfigProps(deps, sink))
 	defer func() {
 		_ = sys.Root.StopFuture(cfg).Wait()
 		_ = sys.Root.StopFuture(sink).Wait()
-		env.work.Wait()
 	}()
 
 	next := func(what string) chan struct{} {

@@ -1,0 +1,70 @@
+package ondisk
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/mcpvisor/mcpvisor/reconciler"
+)
+
+// ReadConfigFiles reads each path. It does the I/O that reconciler.Load,
+// being pure, does not: a missing file is Missing, anything unreadable is
+// a ReadErr for that file only.
+func ReadConfigFiles(paths []string) []reconciler.FileContent {
+	out := make([]reconciler.FileContent, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, readConfigFile(p))
+	}
+	return out
+}
+
+func readConfigFile(path string) reconciler.FileContent {
+	fc := reconciler.FileContent{Path: path}
+	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
+	// cloned repository can hold) cannot hang the read or eat another
+	// reader's input: it is refused below as not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		fc.Missing = true
+		return fc
+	}
+	if err != nil {
+		fc.ReadErr = err
+		return fc
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		fc.ReadErr = err
+	case info.IsDir():
+		fc.ReadErr = errors.New("is a directory, not a config file")
+	case !info.Mode().IsRegular():
+		fc.ReadErr = errors.New("is not a regular file")
+	case info.Size() > reconciler.MaxConfigBytes:
+		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
+	default:
+		fc.Data, fc.ReadErr = io.ReadAll(io.LimitReader(f, reconciler.MaxConfigBytes+1))
+		if fc.ReadErr == nil && len(fc.Data) > reconciler.MaxConfigBytes {
+			fc.Data, fc.ReadErr = nil, fmt.Errorf("file is larger than the %d byte limit", reconciler.MaxConfigBytes)
+		}
+	}
+	return fc
+}
+
+// ReadEnvFile reads an envFile (reconciler.LoadOptions.ReadFile): bounded
+// like a config file, refusing what is not a regular file.
+func ReadEnvFile(path string) ([]byte, error) {
+	fc := readConfigFile(path)
+	switch {
+	case fc.Missing:
+		return nil, os.ErrNotExist
+	case fc.ReadErr != nil:
+		return nil, fc.ReadErr
+	}
+	return fc.Data, nil
+}
