@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -192,7 +193,6 @@ func BenchmarkReconcile_AddOneTo1000(b *testing.B) {
 		specs = append(specs, spec)
 	}
 	gen := base.Generation
-	root, rec := sup.ActorSystem().Root, sup.PIDs().Reconciler
 	i := 0
 	for b.Loop() {
 		name := fmt.Sprintf("new%06d", i)
@@ -201,8 +201,8 @@ func BenchmarkReconcile_AddOneTo1000(b *testing.B) {
 		spec.Fingerprint = reconciler.Fingerprint(spec)
 		specs = append(specs, spec)
 		gen++
-		// Nobody writes below len(specs): the reconciler may keep the slice.
-		root.Send(rec, &messages.DesiredState{Generation: gen, Servers: specs[:len(specs):len(specs)]})
+		// Nobody writes below len(specs): the fleet actor may keep the slice.
+		actorstest.Send(b, sup, actorstest.Fleet, &messages.DesiredState{Generation: gen, Servers: specs[:len(specs):len(specs)]})
 		for done := false; !done; {
 			env := <-sub.C
 			if sc, ok := env.Event.(*messages.ServerStateChanged); ok {

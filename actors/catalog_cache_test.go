@@ -169,7 +169,7 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 
 	held.release()
 	ready, _ := rec.WaitState(ctx, start, "a", messages.StateReady)
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if evs := catalogEventsOf(rec.Since(ready), "a"); len(evs) != 0 {
 		t.Errorf("the live catalog equals the cached one, yet catalog events came: %+v", evs)
 	}
@@ -231,7 +231,7 @@ func TestCatalogCache_ALazyServerIsListedFromTheCacheUntilUsed(t *testing.T) {
 	if tc := ev.(*messages.ToolsChanged); !slices.Equal(tc.Added, []string{"echo"}) || !tc.Tools[0].Cached {
 		t.Fatalf("cached tools announced %+v, want echo, cached", tc)
 	}
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if row := sup.Status().Servers[0]; row.State != messages.StateIdle || !row.Cached || row.Tools != 1 {
 		t.Fatalf("status row %+v: want idle, cached, 1 tool", row)
 	}
@@ -246,7 +246,7 @@ func TestCatalogCache_ALazyServerIsListedFromTheCacheUntilUsed(t *testing.T) {
 	if got := testkit.Text(res); got != "echo" {
 		t.Errorf("call answered %q, want echo", got)
 	}
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if evs := catalogEventsOf(rec.Since(mark), "a"); len(evs) != 0 {
 		t.Errorf("the live catalog equals the cached one, yet catalog events came: %+v", evs)
 	}
@@ -305,7 +305,7 @@ func TestCatalogCache_AFingerprintChangeInvalidatesTheEntry(t *testing.T) {
 	held := newHeldServers(t, mk)
 	sup, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
 	start, _ := rec.WaitState(ctx, 0, "a", messages.StateStarting)
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if tools := sup.Tools(); len(tools) != 0 {
 		t.Errorf("tools of a changed config while starting: %+v, want none", tools)
 	}

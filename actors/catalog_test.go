@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // catalogServer is an in-memory server with prompts, resources, a
@@ -119,7 +119,7 @@ func TestCatalog_ListedAtConnectAndCounted(t *testing.T) {
 	}
 }
 
-func countEvents(rec *testkit.Recorder, from int, typ, server string) int {
+func countEvents(rec *actorstest.Recorder, from int, typ, server string) int {
 	n := 0
 	for _, e := range rec.Since(from) {
 		if e.EventType() != typ {

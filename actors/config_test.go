@@ -8,6 +8,7 @@ import (
 	"github.com/coder/quartz"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -27,7 +28,7 @@ func TestConfig_BadSaveKeepsTheLastGoodServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		mark := rec.Len()
-		sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+		actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 		_, ev := rec.WaitFor(ctx, mark, "config loaded", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
 		loaded := ev.(*messages.ConfigLoaded)
 		if loaded.Changed || !anyDiagnostic(loaded.Diagnostics, "keeping") {
@@ -48,7 +49,7 @@ func TestConfig_BadSaveKeepsTheLastGoodServers(t *testing.T) {
 	if err := os.Remove(cfg); err != nil {
 		t.Fatal(err)
 	}
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	rec.WaitState(ctx, mark, "s", messages.StateStopped)
 }
 
@@ -95,7 +96,7 @@ func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
   },
 }`)
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	_, ev := rec.WaitFor(ctx, mark, "config loaded", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
 	if loaded := ev.(*messages.ConfigLoaded); loaded.Changed || loaded.Generation != before.Generation {
 		t.Fatalf("after a formatting-only save: %+v, want generation %d unchanged", loaded, before.Generation)
@@ -120,7 +121,7 @@ func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
 
 	write(`{"mcpServers": {"s": {"command": "in-memory", "args": ["a"], "callTimeout": "6s"}, "bad": {"command": 1}}}`)
 	mark = rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	_, ev = rec.WaitFor(ctx, mark, "changed config", func(e messages.Event) bool { l, ok := e.(*messages.ConfigLoaded); return ok && l.Changed })
 	if loaded := ev.(*messages.ConfigLoaded); loaded.Generation != before.Generation+1 {
 		t.Fatalf("after changing a setting: %+v, want generation %d", loaded, before.Generation+1)

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/internal/view"
@@ -38,7 +39,7 @@ var (
 	ErrClosed = errors.New("supervisor closed")
 	// ErrFailed: a core actor failed and the supervisor ended
 	// (Supervisor.Err wraps it, naming the actor and the reason).
-	ErrFailed = errors.New("supervisor failed")
+	ErrFailed = fleet.ErrFailed
 	// ErrBadToolName: a tool name that is not prefix__tool (and no server
 	// exposes tools by their own names).
 	ErrBadToolName = view.ErrBadToolName

@@ -3,8 +3,10 @@ package actors_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,12 +18,12 @@ import (
 )
 
 // Embedding mcpvisor in an agent runtime: start it on a config file, wait
-// for a server's tools, call one, then inject a failure straight into the
-// reconciler and watch the recovery on the event stream.
+// for a server's tools, call one, then watch it recover, on the event
+// stream, from the death of its server.
 //
 // Options.Dial connects the "notes" server to an in-memory MCP server so
-// the example is self-contained; a real runtime leaves Dial nil and lists
-// stdio or HTTP servers in its .mcp.json.
+// the example is self-contained (and can make it die); a real runtime
+// leaves Dial nil and lists stdio or HTTP servers in its .mcp.json.
 func Example() {
 	dir, _ := os.MkdirTemp("", "mcpvisor-example-")
 	defer os.RemoveAll(dir)
@@ -30,7 +32,7 @@ func Example() {
 
 	sup, err := actors.Start(actors.Options{
 		ConfigPaths: []string{cfg},
-		Dial:        inMemoryNotesServer,
+		Dial:        notes.dial,
 		Backoff:     reconciler.Backoff{Initial: 10 * time.Millisecond, Max: 10 * time.Millisecond},
 	})
 	if err != nil {
@@ -55,8 +57,9 @@ func Example() {
 	}
 	fmt.Println("echo:", res.Content[0].(*mcp.TextContent).Text)
 
-	// Message injection: report the session dead, as its actor would.
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, &messages.ServerFailed{Server: "notes", Session: ready.Session, Error: "injected"})
+	// The server dies (as a process would: its end of the connection
+	// closes); mcpvisor notices at once and retries it with backoff.
+	notes.die()
 	failed := waitForState(ctx, events, "notes", messages.StateFailed)
 	fmt.Println("failed:", failed.Error, "attempt", failed.Attempt)
 	again := waitForState(ctx, events, "notes", messages.StateReady)
@@ -64,7 +67,7 @@ func Example() {
 	// Output:
 	// tool: notes__echo
 	// echo: hello
-	// failed: injected attempt 1
+	// failed: session closed by the server attempt 1
 	// ready again on a new session: true
 }
 
@@ -82,8 +85,16 @@ func waitForState(ctx context.Context, events *journal.Feed, server string, stat
 	}
 }
 
-// inMemoryNotesServer stands in for the "notes" server.
-func inMemoryNotesServer(spec messages.ServerSpec) (mcp.Transport, error) {
+// notesServer stands in for the "notes" server: each dial connects a new
+// in-memory go-sdk server over a pipe; die closes the newest one's end.
+type notesServer struct {
+	mu   sync.Mutex
+	pipe net.Conn
+}
+
+var notes notesServer
+
+func (n *notesServer) dial(spec messages.ServerSpec) (mcp.Transport, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: spec.Name, Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
@@ -91,9 +102,18 @@ func inMemoryNotesServer(spec messages.ServerSpec) (mcp.Transport, error) {
 		}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
 		})
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(context.Background(), serverSide, nil); err != nil {
+	server, client := net.Pipe()
+	if _, err := srv.Connect(context.Background(), &mcp.IOTransport{Reader: server, Writer: server}, nil); err != nil {
 		return nil, err
 	}
-	return clientSide, nil
+	n.mu.Lock()
+	n.pipe = server
+	n.mu.Unlock()
+	return &mcp.IOTransport{Reader: client, Writer: client}, nil
+}
+
+func (n *notesServer) die() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_ = n.pipe.Close()
 }

@@ -123,7 +123,7 @@ func TestWatcherActor_FailureIsRebuilt(t *testing.T) {
 			restarted = true
 		}
 	}
-	barrier(ctx, t, sup, sup.PIDs().Watcher)
+	barrier(ctx, t, sup, sup.tree.PIDs().Watcher)
 	// Only the rebuilt watcher can report this edit; the file holds a
 	// server now, so its read changes the desired state.
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {"a": {"command": "/nonexistent/a"}}}`), 0o600); err != nil {

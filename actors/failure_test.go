@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // noEnviron keeps the test process's variables out of the redactor, so
@@ -20,7 +20,7 @@ import (
 func noEnviron() []string { return nil }
 
 // waitFailed waits for the SupervisorFailed event and for Done.
-func waitFailed(ctx context.Context, t *testing.T, sup *actors.Supervisor, rec *testkit.Recorder) *messages.SupervisorFailed {
+func waitFailed(ctx context.Context, t *testing.T, sup *actors.Supervisor, rec *actorstest.Recorder) *messages.SupervisorFailed {
 	t.Helper()
 	_, ev := rec.WaitFor(ctx, 0, "supervisor.failed", func(e messages.Event) bool { _, ok := e.(*messages.SupervisorFailed); return ok })
 	select {
@@ -53,7 +53,7 @@ func closeWithin(ctx context.Context, t *testing.T, sup *actors.Supervisor) {
 // panic, Done closed, Err set, every call failing at once with Err,
 // Status saying so, no tools, every server stopped, and Close still
 // returning.
-func TestSupervisor_ReconcilerPanicEndsItLoudly(t *testing.T) {
+func TestSupervisor_FleetActorPanicEndsItLoudly(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	f := newFleet(t, echoServers("alpha"))
@@ -63,15 +63,15 @@ func TestSupervisor_ReconcilerPanicEndsItLoudly(t *testing.T) {
 	server := f.live["alpha"]
 	f.mu.Unlock()
 
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, (*messages.ServerFailed)(nil))
+	actorstest.Send(t, sup, actorstest.Fleet, (*messages.ServerFailed)(nil))
 
 	ev := waitFailed(ctx, t, sup, rec)
-	if ev.Actor != "reconciler" || !strings.Contains(ev.Reason, "nil pointer dereference") || !strings.Contains(ev.Reason, "*messages.ServerFailed") {
+	if ev.Actor != "fleet" || !strings.Contains(ev.Reason, "nil pointer dereference") || !strings.Contains(ev.Reason, "*messages.ServerFailed") {
 		t.Errorf("event = %+v, want the reconciler, the panic and the message it hit", ev)
 	}
 	err := sup.Err()
-	if !errors.Is(err, actors.ErrFailed) || !strings.Contains(err.Error(), "the reconciler actor failed: panic: ") {
-		t.Fatalf("Err = %v, want ErrFailed naming the reconciler", err)
+	if !errors.Is(err, actors.ErrFailed) || !strings.Contains(err.Error(), "the fleet actor failed: panic: ") {
+		t.Fatalf("Err = %v, want ErrFailed naming the fleet actor", err)
 	}
 	if _, err := sup.CallTool(ctx, "alpha__echo", nil); !errors.Is(err, actors.ErrFailed) {
 		t.Errorf("CallTool = %v, want Err at once", err)
@@ -189,7 +189,7 @@ func TestSupervisor_FailureEndsCallsInFlight(t *testing.T) {
 		called <- err
 	}()
 	<-entered
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, (*messages.DesiredState)(nil))
+	actorstest.Send(t, sup, actorstest.Fleet, (*messages.DesiredState)(nil))
 	waitFailed(ctx, t, sup, rec)
 	select {
 	case err := <-called:

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
@@ -124,22 +123,22 @@ func writeConfig(t *testing.T, path string, servers map[string]any) {
 
 // reload tells the config actor the files may have changed (the watcher
 // is off in these tests) and waits for the read to be applied.
-func reload(t *testing.T, ctx context.Context, sup *actors.Supervisor, rec *testkit.Recorder) {
+func reload(t *testing.T, ctx context.Context, sup *actors.Supervisor, rec *actorstest.Recorder) {
 	t.Helper()
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	rec.WaitFor(ctx, mark, "config read", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
 }
 
 // startInMemory starts a supervisor on the mock clock, with no watcher
 // and no probes unless opts says otherwise.
-func startInMemory(t *testing.T, clock *quartz.Mock, f *fleet, opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+func startInMemory(t *testing.T, clock *quartz.Mock, f *fleet, opts actors.Options) (*actors.Supervisor, *actorstest.Recorder) {
 	t.Helper()
 	return startWithDial(t, clock, f.dial, opts)
 }
 
 // startWithDial is startInMemory with a Dial of the test's own.
-func startWithDial(t *testing.T, clock *quartz.Mock, dial func(messages.ServerSpec) (mcp.Transport, error), opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+func startWithDial(t *testing.T, clock *quartz.Mock, dial func(messages.ServerSpec) (mcp.Transport, error), opts actors.Options) (*actors.Supervisor, *actorstest.Recorder) {
 	t.Helper()
 	opts.Clock, opts.Dial, opts.DisableWatch = clock, dial, true
 	if opts.Logger == nil {
@@ -152,7 +151,7 @@ func startWithDial(t *testing.T, clock *quartz.Mock, dial func(messages.ServerSp
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	t.Cleanup(func() {
 		if err := sup.Close(); err != nil {
 			t.Errorf("close: %v", err)

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // An entry whose VS Code input has no value waits in needs-input; storing
@@ -50,7 +50,7 @@ func TestSupervisor_StoredInputStartsTheEntryAndNeverShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	t.Cleanup(func() { _ = sup.Close() })
 
 	_, waiting := rec.WaitState(ctx, 0, "api", messages.StateNeedsInput)

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // lazyConfig writes a config of one lazy in-memory server "s" with the
@@ -36,7 +35,7 @@ func lazyConfig(t *testing.T, extra map[string]any) string {
 
 // primed waits until a lazy server's priming start is over: idle, with
 // its catalog listed.
-func primed(t *testing.T, rec *testkit.Recorder, server string) {
+func primed(t *testing.T, rec *actorstest.Recorder, server string) {
 	t.Helper()
 	ctx := testContext(t)
 	stopping, _ := rec.WaitState(ctx, 0, server, messages.StateStopping)
@@ -80,7 +79,7 @@ func TestLazy_FirstCallStartsItIdleTimeoutStopsIt(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()
 	f := newFleet(t, echoServers("s"))
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, map[string]any{"idleTimeout": "1m"})}})
@@ -196,7 +195,7 @@ func TestLazy_GetReadCompleteStartAnIdleServer(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()
 	c := newCatalogServer("s")
 	f := newFleet(t, map[string]func() *mcp.Server{"s": func() *mcp.Server { return c.srv }})
@@ -238,7 +237,7 @@ func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	idle := mClock.Trap().AfterFunc("reconciler", "idle")
+	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()
 	entered, unblock := make(chan struct{}), make(chan struct{})
 	mk := func() *mcp.Server {
@@ -270,7 +269,7 @@ func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 	if _, err := sup.CallTool(ctx, "s__echo", map[string]any{}); err != nil {
 		t.Fatalf("short call: %v", err)
 	}
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	close(unblock)
 	if err := <-long; err != nil {
 		t.Fatalf("long call: %v", err)

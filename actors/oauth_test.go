@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // realHTTP dials every server the default way.
@@ -25,7 +25,7 @@ func realHTTP(messages.ServerSpec) (mcp.Transport, error) { return nil, nil }
 
 // startOAuth runs a supervisor over servers (name -> entry) with its
 // token store in dir.
-func startOAuth(t *testing.T, clock *quartz.Mock, dir string, servers map[string]any) (*actors.Supervisor, *testkit.Recorder) {
+func startOAuth(t *testing.T, clock *quartz.Mock, dir string, servers map[string]any) (*actors.Supervisor, *actorstest.Recorder) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, path, servers)
@@ -257,7 +257,7 @@ func TestOAuth_ALoginElsewhereConnectsTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	t.Cleanup(func() { _ = sup.Close() })
 	rec.WaitState(ctx, 0, "remote", messages.StateNeedsAuth)
 	mark := rec.Len()

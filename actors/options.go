@@ -2,29 +2,18 @@ package actors
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"runtime"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
-	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
-	"github.com/mcpvisor/mcpvisor/actors/internal/intake"
-	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
-	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
-	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/watcher"
@@ -73,8 +62,6 @@ type Options struct {
 	// cacheEntryBytes and cacheTotalBytes replace catcache.MaxEntryBytes
 	// and MaxTotalBytes (internal tests make them small).
 	cacheEntryBytes, cacheTotalBytes int
-	// ActorSystem to live in; default: a new one owned by the Supervisor.
-	ActorSystem *actor.ActorSystem
 
 	// Debounce is the watcher's quiet window (default 100ms); MaxWait
 	// bounds one burst (default 2s).
@@ -260,178 +247,6 @@ func defaultDuration(d *time.Duration, def time.Duration) {
 	if *d <= 0 {
 		*d = def
 	}
-}
-
-// environment is what every actor of one Supervisor shares: options,
-// clock, logger, the journal to publish to, and the count of goroutines
-// that Close must wait for.
-type environment struct {
-	opts    Options
-	clock   quartz.Clock
-	log     *zap.Logger
-	journal *journal.Journal
-	// work counts every goroutine the actors start (lifelines, calls,
-	// reads); Close waits for it after the actors have stopped.
-	work sync.WaitGroup
-	// intake is what the config and watcher actors use.
-	intake *intake.Deps
-	// redactor removes the inherited environment's values; each session
-	// extends it with its own spec's secrets.
-	redactor *reconciler.Redactor
-	// logLevel is the level of the last SetLogLevel (or Options.LogLevel).
-	logLevel atomic.Pointer[string]
-	// ending is closed by Close or by a core actor's failure.
-	ending *ending
-	// sessions are what every session actor uses.
-	sessions *session.Deps
-	// catalogs is the catalog cache (nil: off) and cachedCatalogs what
-	// it held at start, for the reconciler.
-	catalogs       *catcache.Cache
-	cachedCatalogs []reconciler.CachedCatalog
-	// ctx is the parent of every session's lifeline; cancel ends them all
-	// (a failure does, and Close, whatever state the actors are in).
-	ctx    context.Context
-	cancel context.CancelFunc
-}
-
-func (e *environment) slog(name string) *slog.Logger {
-	l := e.log.Named(name)
-	return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name())))
-}
-
-// QualifiedName is how an item of a server is named across the fleet:
-// prefix__name, or name alone when the prefix is empty. Expose a Tool or
-// a Prompt as QualifiedName(Prefix, Name).
-func QualifiedName(prefix, name string) string { return reconciler.QualifiedName(prefix, name) }
-
-// SplitName cuts an exposed name at its first "__" into a prefix and an
-// item name; ok is false when it has no "__" with text on both sides.
-func SplitName(name string) (prefix, item string, ok bool) { return reconciler.SplitName(name) }
-
-// redactorFor returns a redactor for everything secret about spec: its
-// env values, headers and URL credentials, plus the inherited environment.
-func (e *environment) redactorFor(spec messages.ServerSpec) *reconciler.Redactor {
-	own := slices.DeleteFunc(reconciler.SecretsOf(spec), func(s string) bool { return len(s) < reconciler.MinSecretBytes })
-	if len(own) == 0 {
-		return e.redactor // shared: building a matcher per session costs tens of KiB
-	}
-	return e.redactor.With(own...)
-}
-
-// environFor is the environment a stdio server for spec starts with,
-// before its own env: Environ, filtered by the entry's inheritEnv or else
-// the Supervisor's default.
-func (e *environment) environFor(spec messages.ServerSpec) []string {
-	policy := spec.InheritEnv
-	if policy == nil {
-		policy = e.opts.InheritEnv
-	}
-	return reconciler.InheritedEnviron(e.opts.Environ(), policy)
-}
-
-// publicVariables are inherited variables whose values are not secret and
-// would only make every path in an error message unreadable if redacted.
-var publicVariables = map[string]bool{
-	"PATH": true, "HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true,
-	"LOGNAME": true, "LANG": true, "TERM": true, "TMPDIR": true, "HOSTNAME": true,
-	"SHLVL": true, "_": true, "GOPATH": true, "GOROOT": true, "GOCACHE": true, "GOMODCACHE": true,
-}
-
-// inheritedSecrets are the values of the process environment worth
-// redacting (the redactor ignores values shorter than 4 bytes).
-func inheritedSecrets(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && !publicVariables[k] && !strings.HasPrefix(k, "LC_") {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// handlers are the embedder's answers to servers' requests, as the
-// relays take them.
-func (e *environment) handlers() relay.Handlers {
-	return relay.Handlers{Sampling: e.opts.Sampling, Elicitation: e.opts.Elicitation, Honourable: e.opts.Honourable, Logging: e.opts.Logging}
-}
-
-// relayDeps are what a session's relay uses.
-func (e *environment) relayDeps() relay.Deps {
-	return relay.Deps{Handlers: e.handlers(), Clock: e.clock, Journal: e.journal, Work: &e.work, Logger: e.slog("mcp"), LogLevel: e.upstreamLogLevel}
-}
-
-// sessionDeps are what every session uses (built once e.ctx is set).
-func (e *environment) sessionDeps() *session.Deps {
-	o := e.opts
-	return &session.Deps{
-		Clock: e.clock, Logger: e.log, Work: &e.work, Context: e.ctx, Relay: e.relayDeps(),
-		Redactor: e.redactorFor,
-		Environ: func(spec messages.ServerSpec) ([]string, error) {
-			return callEnviron(func() []string { return e.environFor(spec) })
-		},
-		BaseEnviron: func() ([]string, error) { return callEnviron(o.Environ) },
-		Dial:        o.Dial, Roots: o.Roots, OAuthDir: o.OAuthDir,
-		Tracing: session.NewTracing(o.TracerProvider, Version), Version: Version,
-		Limits: session.Limits{
-			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
-			ProbeInterval: o.ProbeInterval, ProbeTimeout: o.ProbeTimeout, ProbeFailures: o.ProbeFailures, MaxCalls: o.MaxCallsPerServer,
-		},
-	}
-}
-
-// intakeDeps are what the config and watcher actors use, for the
-// resolved config paths.
-func (e *environment) intakeDeps(paths []string) *intake.Deps {
-	o := e.opts
-	resolve := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		return reconciler.ResolvePaths([]string{p}, o.WorkDir, o.Home)[0]
-	}
-	d := &intake.Deps{
-		Clock: e.clock, Logger: e.log, Journal: e.journal, Work: &e.work,
-		Paths: paths, ReadConfig: ondisk.ReadConfigFiles,
-		LookupEnv: o.LookupEnv, Home: o.Home, Workspace: o.Workspace, WorkDir: o.WorkDir,
-		InputsFile: resolve(o.InputsFile), NewNotifier: o.newNotifier, Debounce: o.Debounce, MaxWait: o.MaxWait,
-	}
-	if len(o.ApprovalRequired) > 0 {
-		d.NeedApproval = map[string]bool{}
-		for _, p := range reconciler.ResolvePaths(o.ApprovalRequired, o.WorkDir, o.Home) {
-			d.NeedApproval[p] = true
-		}
-		d.TrustFile = resolve(o.TrustFile)
-	}
-	if oauthOn(o) {
-		d.LoginMarker = oauth.Store{Dir: o.OAuthDir}.LoginMarker()
-	}
-	return d
-}
-
-// oauthOn says whether sessions use the token store.
-func oauthOn(o Options) bool { return o.OAuthDir != "" && o.OAuthDir != "-" }
-
-// upstreamLogLevel is the level SetLogLevel asked for last ("" if none).
-func (e *environment) upstreamLogLevel() string {
-	if p := e.logLevel.Load(); p != nil {
-		return *p
-	}
-	return ""
-}
-
-// startCatalogCache opens the cache Options.CacheDir names (none for "-")
-// and starts its writer, counted in the environment's WaitGroup;
-// Supervisor.Close ends it.
-func (e *environment) startCatalogCache() {
-	if e.opts.CacheDir == "-" {
-		return
-	}
-	e.catalogs, e.cachedCatalogs = catcache.Open(e.opts.CacheDir, e.opts.cacheEntryBytes, e.opts.cacheTotalBytes, e.log)
-	e.work.Add(1)
-	go func() {
-		defer e.work.Done()
-		e.catalogs.Run()
-	}()
 }
 
 // DefaultCacheDir is the catalog cache's directory when Options.CacheDir

@@ -14,14 +14,14 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // startStdio starts a supervisor on the real clock (the connect policy
 // samples real processes) over stdio servers that never answer their
 // handshake: each entry is a command line.
-func startStdio(t *testing.T, servers map[string][]string, opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+func startStdio(t *testing.T, servers map[string][]string, opts actors.Options) (*actors.Supervisor, *actorstest.Recorder) {
 	t.Helper()
 	entries := map[string]any{}
 	for name, argv := range servers {
@@ -32,7 +32,7 @@ func startStdio(t *testing.T, servers map[string][]string, opts actors.Options) 
 
 // startReal starts a supervisor on the real clock over config entries,
 // with a connect timeout the tests never reach.
-func startReal(t *testing.T, entries map[string]any, opts actors.Options) (*actors.Supervisor, *testkit.Recorder) {
+func startReal(t *testing.T, entries map[string]any, opts actors.Options) (*actors.Supervisor, *actorstest.Recorder) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, path, entries)
@@ -45,7 +45,7 @@ func startReal(t *testing.T, entries map[string]any, opts actors.Options) (*acto
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	t.Cleanup(func() {
 		if err := sup.Close(); err != nil {
 			t.Errorf("close: %v", err)

@@ -11,14 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // transitions renders server's state changes from index i on as
 // "from→to (reason)", the exact sequence the tests assert.
-func transitions(rec *testkit.Recorder, i int, server string) []string {
+func transitions(rec *actorstest.Recorder, i int, server string) []string {
 	var out []string
 	for _, e := range rec.Since(i) {
 		if sc, ok := e.(*messages.ServerStateChanged); ok && sc.Server == server {
@@ -42,7 +42,7 @@ func TestReconciler_CrashIsRetriedAfterBackoff(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
 	f := newFleet(t, echoServers("s"))
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "s")}, Backoff: reconcilerBackoff(time.Second)})
@@ -86,7 +86,7 @@ func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
 	f := newFleet(t, echoServers("s"))
 	sup, rec := startInMemory(t, mClock, f, actors.Options{
@@ -316,7 +316,7 @@ func TestReconciler_Generations(t *testing.T) {
 	}
 	// A superseded desired state is ignored.
 	mark = rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, &messages.DesiredState{Generation: 1})
+	actorstest.Send(t, sup, actorstest.Fleet, &messages.DesiredState{Generation: 1})
 	if _, _, err := sup.Resync(ctx, true); err != nil {
 		t.Fatal(err)
 	}

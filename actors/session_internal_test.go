@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
@@ -44,9 +45,9 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	defer sup.Close()
 	sub := sup.Follow(journal.Live, 64)
 	defer sub.Close()
-	waitReady := func(notSession uint64) *serverRow {
+	waitReady := func(notSession uint64) *fleet.Row {
 		for {
-			if row, ok := sup.view.Load().Row("s"); ok && row.Routable && row.Status.Session != notSession {
+			if row, ok := sup.tree.Snapshot().Row("s"); ok && row.Routable && row.Status.Session != notSession {
 				return row
 			}
 			select {

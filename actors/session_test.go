@@ -244,7 +244,7 @@ func TestSession_PanicInDialIsAFailureAndRetried(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
 	f := newFleet(t, echoServers("s", "ok"))
 	opts := actors.Options{ConfigPaths: []string{configFor(t, "s", "ok")}, Backoff: reconcilerBackoff(time.Second)}
@@ -280,7 +280,7 @@ func TestSession_PanicOnTheLifelineIsAFailureAndRetried(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
-	backoffs := mClock.Trap().AfterFunc("reconciler", "backoff")
+	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
 	f := newFleet(t, echoServers("s"))
 	opts := actors.Options{ConfigPaths: []string{configFor(t, "s")}, Backoff: reconcilerBackoff(time.Second)}

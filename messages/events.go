@@ -184,7 +184,7 @@ type WatcherDegraded struct {
 // Supervisor.Err. Only what the stopping actors had under way may follow
 // it.
 type SupervisorFailed struct {
-	// Actor is the actor that failed: "reconciler", "config" or "watcher".
+	// Actor is the actor that failed: "fleet", "config" or "watcher".
 	Actor string `json:"actor"`
 	// Reason is what happened (a panic's value), redacted.
 	Reason string `json:"reason"`

@@ -1,12 +1,10 @@
 package actorstest_test
 
 import (
-	"errors"
-	"strings"
-	"sync/atomic"
+	"os"
+	"path/filepath"
 	"testing"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
@@ -20,96 +18,92 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func state(server string, to messages.State) *messages.ServerStateChanged {
-	return &messages.ServerStateChanged{Server: server, From: messages.StateStarting, To: to}
+// startEmpty starts a Supervisor on a config file with no servers, the
+// watcher off.
+func startEmpty(t *testing.T) *actors.Supervisor {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sup, err := actors.Start(actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, CacheDir: "-", OAuthDir: "-", Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sup.Close() })
+	return sup
 }
 
-func ready(server string) func(*messages.ServerStateChanged) bool {
-	return func(e *messages.ServerStateChanged) bool { return e.Server == server && e.To == messages.StateReady }
-}
-
-// Expect matches its filters in order and skips whatever comes between;
-// the next Expect goes on from there.
-func TestExpect_InOrderSkippingTheRest(t *testing.T) {
+// A Recorder sees every event from the first one, in order, and finds the
+// ones a test waits for from an index on, recorded already or to come.
+func TestRecorder_WaitsFromAnIndex(t *testing.T) {
 	t.Parallel()
+	ctx := actorstest.Context(t)
 	j := journal.New(journal.Options{})
-	w := actorstest.NewWatcher(t, j)
 	j.Publish(&messages.ConfigLoaded{Generation: 1})
-	j.Publish(state("a", messages.StateStarting))
-	j.Publish(state("a", messages.StateReady))
-	j.Publish(&messages.ToolsChanged{Server: "a"})
-	j.Publish(state("b", messages.StateReady))
-	if err := actorstest.Expect(w, actorstest.Type[*messages.ConfigLoaded](), ready("a")); err != nil {
-		t.Fatal(err)
+	rec := actorstest.Record(t, j)
+	j.Publish(&messages.ServerStateChanged{Server: "a", From: messages.StateStarting, To: messages.StateReady})
+	j.Publish(&messages.ServerStateChanged{Server: "b", From: messages.StateStarting, To: messages.StateReady})
+	if i, ev := rec.WaitState(ctx, 0, "b", messages.StateReady); i != 2 || ev.Server != "b" {
+		t.Fatalf("WaitState = %d, %+v; want b's at index 2", i, ev)
 	}
-	if err := actorstest.Expect(w, func(e *messages.ToolsChanged) error {
-		if e.Server != "a" {
-			return errors.New("not a")
-		}
-		return nil
-	}, ready("b")); err != nil {
-		t.Fatal(err)
+	i, _ := rec.WaitFor(ctx, 0, "the first config", func(e messages.Event) bool { _, ok := e.(*messages.ConfigLoaded); return ok })
+	if i != 0 {
+		t.Fatalf("the event before Record is at %d, want 0", i)
 	}
-	if n := len(w.Events()); n != 5 {
-		t.Fatalf("%d events read, want 5", n)
+	if got := rec.StateChanges(0, "a"); len(got) != 1 || got[0] != "starting→ready" {
+		t.Fatalf("StateChanges = %v", got)
 	}
 }
 
-// ExpectExactly fails at the first event that does not match its filter,
-// and says which; messages.Event matches any event.
-func TestExpectExactly_NothingInBetween(t *testing.T) {
-	t.Parallel()
-	j := journal.New(journal.Options{})
-	w := actorstest.NewWatcher(t, j)
-	j.Publish(state("a", messages.StateReady))
-	j.Publish(&messages.ToolsChanged{Server: "a"})
-	j.Publish(state("b", messages.StateReady))
-	if err := actorstest.ExpectExactly(w, ready("a"), actorstest.Type[messages.Event]()); err != nil {
-		t.Fatal(err)
-	}
-	j.Publish(&messages.WatcherDegraded{})
-	err := actorstest.ExpectExactly(w, ready("b"), ready("c"))
-	if err == nil || !strings.Contains(err.Error(), "event 4 watcher.degraded") {
-		t.Fatalf("err = %v, want the unexpected event named", err)
-	}
-}
-
-// A filter of the wrong shape is an error, not a silent match; the end of
-// the feed ends the wait with an error.
-func TestExpect_BadFiltersAndEndedFeeds(t *testing.T) {
-	t.Parallel()
-	j := journal.New(journal.Options{})
-	w := actorstest.NewWatcher(t, j)
-	for _, f := range []any{nil, 3, func() {}, (func(*messages.ToolsChanged))(nil), func(int) bool { return true }, func(*messages.ToolsChanged) string { return "" }} {
-		if err := actorstest.Expect(w, f); err == nil {
-			t.Errorf("filter %T accepted", f)
-		}
-	}
-	j.Close()
-	if err := actorstest.Expect(w, ready("a")); err == nil || !strings.Contains(err.Error(), "feed ended") {
-		t.Fatalf("err = %v, want the ended feed named", err)
-	}
-}
-
-// Barrier returns once every message sent before it was handled: a real
-// message through the same mailbox, no timeout.
+// Barrier returns once an actor handled every message sent to it before:
+// the fleet actor has applied every injected desired state (each publishes
+// its plan while it is handled) by the time it returns, with no timeout.
 func TestBarrier_AfterEveryEarlierMessage(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	sys := actors.NewActorSystem(zap.NewNop())
-	var handled atomic.Int32
-	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		if _, ok := c.Message().(*messages.FileChanged); ok {
-			handled.Add(1)
-		}
-	}))
-	defer func() { _ = sys.Root.StopFuture(pid).Wait() }()
-	for range 100 {
-		sys.Root.Send(pid, &messages.FileChanged{})
+	sup := startEmpty(t)
+	rec := actorstest.Record(t, sup)
+	rec.WaitFor(ctx, 0, "the first plan", func(e messages.Event) bool { _, ok := e.(*messages.PlanApplied); return ok })
+	const last = 100
+	for gen := uint64(2); gen <= last; gen++ {
+		actorstest.Send(t, sup, actorstest.Fleet, &messages.DesiredState{Generation: gen})
 	}
-	actorstest.Barrier(ctx, t, sys, pid)
-	if n := handled.Load(); n != 100 {
-		t.Fatalf("%d messages handled at the barrier, want all 100", n)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
+	if st := sup.Status(); st.ObservedGeneration != last {
+		t.Fatalf("observed generation %d at the barrier, want %d", st.ObservedGeneration, last)
+	}
+}
+
+// OnPublish sees each event as it is published, until stopped.
+func TestOnPublish_SeesEventsUntilStopped(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	sup := startEmpty(t)
+	rec := actorstest.Record(t, sup)
+	rec.WaitFor(ctx, 0, "the first plan", func(e messages.Event) bool { _, ok := e.(*messages.PlanApplied); return ok })
+	seen := make(chan uint64, 16)
+	stop := actorstest.OnPublish(t, sup, func(env *messages.Envelope) {
+		if pa, ok := env.Event.(*messages.PlanApplied); ok {
+			seen <- pa.Generation
+		}
+	})
+	actorstest.Send(t, sup, actorstest.Fleet, &messages.DesiredState{Generation: 7})
+	select {
+	case gen := <-seen:
+		if gen != 7 {
+			t.Fatalf("saw the plan of generation %d, want 7", gen)
+		}
+	case <-ctx.Done():
+		t.Fatal("the injected plan was never published")
+	}
+	stop()
+	actorstest.Send(t, sup, actorstest.Fleet, &messages.DesiredState{Generation: 8})
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
+	select {
+	case gen := <-seen:
+		t.Fatalf("saw generation %d after stop", gen)
+	default:
 	}
 }
 

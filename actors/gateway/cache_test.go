@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // heldFleet dials in-memory servers whose handshake waits until the test
@@ -186,7 +185,7 @@ func TestGateway_FirstListAnsweredFromTheCatalogCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	t.Cleanup(func() {
 		if err := sup.Close(); err != nil {
 			t.Errorf("close: %v", err)
@@ -210,7 +209,7 @@ func TestGateway_FirstListAnsweredFromTheCatalogCache(t *testing.T) {
 	// everything beta's live catalog caused, which was nothing.
 	held.release("beta")
 	rec.WaitState(ctx, 0, "beta", messages.StateReady)
-	actorstest.Barrier(ctx, t, sup.ActorSystem(), sup.PIDs().Reconciler)
+	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	held.release("alpha")
 	c.expectChange(ctx, "alpha__echo", "alpha__shout", "beta__fetch")
 	if n := h.logs.FilterMessage("tools updated").FilterField(zap.String("server", "beta")).Len(); n != 1 {

@@ -14,11 +14,11 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // relayRig is the whole two-way path in memory: a Supervisor whose one
@@ -29,7 +29,7 @@ type relayRig struct {
 	t      testing.TB
 	sup    *actors.Supervisor
 	gw     *gateway.Gateway
-	rec    *testkit.Recorder
+	rec    *actorstest.Recorder
 	config string
 }
 
@@ -62,7 +62,7 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.sup, r.rec = sup, testkit.Record(t, sup)
+	r.sup, r.rec = sup, actorstest.Record(t, sup)
 	sub := sup.Follow(journal.Live, 256)
 	r.gw = gateway.New(sup, logger)
 	relay.Bind(r.gw)

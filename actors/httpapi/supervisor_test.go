@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -158,7 +159,7 @@ func TestSupervisor_FailureIsUnhealthy(t *testing.T) {
 		t.Fatalf("healthz before = %d %s", res.code, res.body)
 	}
 	_, r := openEvents(ctx, t, ts.URL+"/api/v1/events?since=0")
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, (*messages.DesiredState)(nil))
+	actorstest.Send(t, sup, actorstest.Fleet, (*messages.DesiredState)(nil))
 	for failed := false; !failed; {
 		var data httpapi.StreamEvent
 		if err := json.Unmarshal([]byte(r.nextEvent().data), &data); err != nil {
@@ -169,8 +170,8 @@ func TestSupervisor_FailureIsUnhealthy(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f, ok := env.Event.(*messages.SupervisorFailed); ok {
-			if f.Actor != "reconciler" {
-				t.Fatalf("failed actor %q, want reconciler", f.Actor)
+			if f.Actor != "fleet" {
+				t.Fatalf("failed actor %q, want fleet", f.Actor)
 			}
 			failed = true
 		}
@@ -182,7 +183,7 @@ func TestSupervisor_FailureIsUnhealthy(t *testing.T) {
 	if err := json.Unmarshal(res.body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if res.code != http.StatusServiceUnavailable || body["status"] != "failed" || !strings.Contains(body["error"], "the reconciler actor failed: panic: ") {
+	if res.code != http.StatusServiceUnavailable || body["status"] != "failed" || !strings.Contains(body["error"], "the fleet actor failed: panic: ") {
 		t.Fatalf("healthz after = %d %s, want 503 with the reason", res.code, res.body)
 	}
 	var st messages.Status

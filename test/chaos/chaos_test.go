@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -124,7 +123,6 @@ type run struct {
 	lookup   map[string]string
 	http     *httpServers
 	logs     *observedLogging
-	sys      *actor.ActorSystem
 	sup      *actors.Supervisor
 	fol      *follower
 	calls    *callers
@@ -242,12 +240,10 @@ func (r *run) setup() {
 	}
 
 	r.logs = newObservedLogging()
-	r.sys = r.logs.actorSystem()
 	var err error
 	r.sup, err = actors.Start(actors.Options{
 		ConfigPaths: []string{r.files[0].path, r.files[1].path},
 		Logger:      r.logs.logger,
-		ActorSystem: r.sys,
 		LookupEnv: func(k string) (string, bool) {
 			v, ok := r.lookup[k]
 			return v, ok
@@ -275,7 +271,6 @@ func (r *run) setup() {
 		r.resyncs.Wait()
 		if !r.shut {
 			r.sup.Close()
-			r.sys.Shutdown()
 			r.fol.stop()
 		}
 		r.http.close()
@@ -564,7 +559,6 @@ func (r *run) closeAndCheckLeaks() {
 	if limit := stopGrace + time.Second + 4*time.Second; r.closeTook > limit {
 		r.violate("Close took %s, more than %s", r.closeTook, limit)
 	}
-	r.sys.Shutdown()
 	if n := r.fol.stop(); n != 0 {
 		r.violate("the event subscription dropped %d events", n)
 	}

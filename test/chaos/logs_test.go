@@ -2,19 +2,16 @@ package chaos_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"strings"
-	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
-	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 )
 
 // observedLogging captures every log line of one Supervisor, at Debug
-// level, protoactor's own lines included.
+// level, protoactor's own lines included (the Supervisor logs
+// protoactor's Info lines, a recovered panic among them, as Debug).
 type observedLogging struct {
 	logger *zap.Logger
 	logs   *observer.ObservedLogs
@@ -23,22 +20,6 @@ type observedLogging struct {
 func newObservedLogging() *observedLogging {
 	core, logs := observer.New(zapcore.DebugLevel)
 	return &observedLogging{logger: zap.New(core), logs: logs}
-}
-
-// actorSystem is actors.NewActorSystem with protoactor's logs kept at
-// Debug level: actors.NewActorSystem keeps Warn and above only, and
-// protoactor reports a recovered panic ("[ACTOR] Recovering") at Info,
-// which the test must see. Close does not shut down a system it was given:
-// the caller does.
-func (o *observedLogging) actorSystem() *actor.ActorSystem {
-	l := o.logger.Named("protoactor")
-	return actor.NewActorSystem(
-		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-			return slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name())))
-		}),
-		actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
-		actor.WithDeadLetterRequestLogging(false),
-	)
 }
 
 // logLine renders an entry with its fields as one line of JSON-ish text,

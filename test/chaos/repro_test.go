@@ -46,10 +46,8 @@ func TestRepro_NewSessionFailsAfterOldSessionDied(t *testing.T) {
 	}
 	write("")
 	logs := newObservedLogging()
-	sys := logs.actorSystem()
-	defer sys.Shutdown()
 	sup, err := actors.Start(actors.Options{
-		ConfigPaths: []string{cfg}, Logger: logs.logger, ActorSystem: sys,
+		ConfigPaths: []string{cfg}, Logger: logs.logger,
 		DisableWatch: true, StopGrace: 200 * time.Millisecond,
 		Backoff: reconciler.Backoff{Initial: time.Hour, Max: time.Hour}, // no retry meanwhile
 	})
@@ -64,14 +62,14 @@ func TestRepro_NewSessionFailsAfterOldSessionDied(t *testing.T) {
 			}
 		}
 	})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "x", messages.StateReady)
 
 	// The change: its new session hangs in the handshake for 2s while the
 	// old one serves.
 	write(`, "--init-hang"`)
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	rec.WaitFor(ctx, mark, "the restart applied", func(e messages.Event) bool {
 		pa, ok := e.(*messages.PlanApplied)
 		return ok && len(pa.Steps) == 1 && pa.Steps[0].Action == messages.ActionRestart
@@ -147,12 +145,12 @@ func TestRepro_RemovedWhileConnectingEndsStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sup.Close()
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "x", messages.StateStarting) // hangs in its handshake (connect timeout 30s)
 
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{})
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	rec.WaitState(ctx, mark, "x", messages.StateStopping)
 	wait, cancelWait := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelWait()
@@ -181,14 +179,14 @@ func TestRepro_StopReadsExitStatusDuringWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sup.Close()
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "x", messages.StateReady)
 	if err := syscall.Kill(ready.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{})
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.FileChanged{})
+	actorstest.Send(t, sup, actorstest.Config, &messages.FileChanged{})
 	rec.WaitState(ctx, mark, "x", messages.StateStopped)
 	if err := sup.Close(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -183,7 +184,7 @@ func (r *run) injectFailure() {
 	if stale {
 		session, kind = s.Session+1000, "injected ServerFailed (stale session)"
 	}
-	r.sup.ActorSystem().Root.Send(r.sup.PIDs().Reconciler, &messages.ServerFailed{
+	actorstest.Send(r.t, r.sup, actorstest.Fleet, &messages.ServerFailed{
 		Server: name, Session: session, Error: "injected by the chaos test", ExitCode: -1,
 	})
 	r.count(kind)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -33,12 +34,7 @@ func TestEvents_ViewReflectsEventWhenPublished(t *testing.T) {
 		once    sync.Once
 		done    = make(chan struct{}) // closed once the tools were sampled
 	)
-	stream := sup.ActorSystem().EventStream
-	sub := stream.Subscribe(func(evt any) {
-		env, ok := evt.(*messages.Envelope)
-		if !ok {
-			return
-		}
+	stop := actorstest.OnPublish(t, sup, func(env *messages.Envelope) {
 		switch e := env.Event.(type) {
 		case *messages.ServerStateChanged, *messages.ToolsChanged:
 			s := sample{event: e, tools: exposedTools(sup, "thinking")}
@@ -60,7 +56,7 @@ func TestEvents_ViewReflectsEventWhenPublished(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("thinking's tools were never published: %v\nevents:\n%s", ctx.Err(), rec.Dump())
 	}
-	stream.Unsubscribe(sub)
+	stop()
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -34,7 +34,7 @@ var retryFast = reconciler.Backoff{Initial: 10 * time.Millisecond, Max: 100 * ti
 // with the real watcher. The Supervisor is closed at cleanup (Close is
 // idempotent, so a test may close it earlier). The recorder subscribes
 // before any server can have connected (a Node server needs ~200 ms).
-func startSupervisor(t *testing.T, servers map[string]testkit.Server) (sup *actors.Supervisor, rec *testkit.Recorder, cfg string) {
+func startSupervisor(t *testing.T, servers map[string]testkit.Server) (sup *actors.Supervisor, rec *actorstest.Recorder, cfg string) {
 	t.Helper()
 	cfg = filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, servers)
@@ -57,7 +57,7 @@ func startSupervisor(t *testing.T, servers map[string]testkit.Server) (sup *acto
 			t.Errorf("close: %v", err)
 		}
 	})
-	return sup, testkit.Record(t, sup), cfg
+	return sup, actorstest.Record(t, sup), cfg
 }
 
 // Entries for the stdio servers.
@@ -150,7 +150,7 @@ func serverStatus(t *testing.T, sup *actors.Supervisor, name string) messages.Se
 
 // waitTools waits, from event index from on, for a ToolsChanged of server
 // that exposes exactly want, and returns its index.
-func waitTools(ctx context.Context, t *testing.T, rec *testkit.Recorder, from int, server string, want []string) int {
+func waitTools(ctx context.Context, t *testing.T, rec *actorstest.Recorder, from int, server string, want []string) int {
 	t.Helper()
 	i, _ := rec.WaitFor(ctx, from, server+" exposing "+strconv.Itoa(len(want))+" tools "+strings.Join(want, ","), func(e messages.Event) bool {
 		tc, ok := e.(*messages.ToolsChanged)
@@ -162,7 +162,7 @@ func waitTools(ctx context.Context, t *testing.T, rec *testkit.Recorder, from in
 // waitReadyOn waits for server to become ready on a session other than
 // old; it also matches ready → ready, which is how a make-before-break
 // restart reports the swap.
-func waitReadyOn(ctx context.Context, t *testing.T, rec *testkit.Recorder, from int, server string, old uint64) *messages.ServerStateChanged {
+func waitReadyOn(ctx context.Context, t *testing.T, rec *actorstest.Recorder, from int, server string, old uint64) *messages.ServerStateChanged {
 	t.Helper()
 	_, ev := rec.WaitFor(ctx, from, server+" ready on a new session", func(e messages.Event) bool {
 		sc, ok := e.(*messages.ServerStateChanged)
@@ -172,7 +172,7 @@ func waitReadyOn(ctx context.Context, t *testing.T, rec *testkit.Recorder, from 
 }
 
 // eventsOf lists the recorded events about server from index i on.
-func eventsOf(rec *testkit.Recorder, i int, server string) []messages.Event {
+func eventsOf(rec *actorstest.Recorder, i int, server string) []messages.Event {
 	var out []messages.Event
 	for _, e := range rec.Since(i) {
 		switch e := e.(type) {
@@ -190,7 +190,7 @@ func eventsOf(rec *testkit.Recorder, i int, server string) []messages.Event {
 }
 
 // pidsSeen are the process ids of every stdio session that was ever ready.
-func pidsSeen(rec *testkit.Recorder) []int {
+func pidsSeen(rec *actorstest.Recorder) []int {
 	var out []int
 	for _, e := range rec.Since(0) {
 		if sc, ok := e.(*messages.ServerStateChanged); ok && sc.PID > 0 && !slices.Contains(out, sc.PID) {

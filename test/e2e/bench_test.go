@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -40,7 +41,7 @@ func BenchmarkCallTool_Stdio(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer sup.Close()
-		rec := testkit.Record(b, sup)
+		rec := actorstest.Record(b, sup)
 		rec.WaitState(ctx, 0, "s", messages.StateReady)
 		for b.Loop() {
 			if _, err := sup.CallTool(ctx, "s__echo", args); err != nil {

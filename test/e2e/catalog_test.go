@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -24,7 +25,7 @@ func TestCatalog_StdioExampleServer(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, "--everything")})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitFor(ctx, 0, "templates", func(e messages.Event) bool { _, ok := e.(*messages.ResourceTemplatesChanged); return ok })
 
 	if st := serverStatus(t, sup, "s"); st.Prompts != 2 || st.Resources != 3 || st.Templates != 1 {

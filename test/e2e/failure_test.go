@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -18,10 +19,10 @@ func TestFailure_ReconcilerPanicStopsTheProcesses(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "alpha", messages.StateReady)
 
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, (*messages.ServerFailed)(nil))
+	actorstest.Send(t, sup, actorstest.Fleet, (*messages.ServerFailed)(nil))
 	rec.WaitFor(ctx, 0, "supervisor.failed", func(e messages.Event) bool { _, ok := e.(*messages.SupervisorFailed); return ok })
 	if err := testkit.WaitProcessGone(ctx, ready.PID); err != nil {
 		t.Fatalf("server process %d after the failure: %v", ready.PID, err)

@@ -11,14 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // quietServer serves a go-sdk server with an event store behind a stream
 // cutter, and a supervisor of it on clock, with probing off; it returns
 // once the server is ready.
-func quietServer(t *testing.T, ctx context.Context, clock quartz.Clock) (*streamCutter, *testkit.Recorder, int) {
+func quietServer(t *testing.T, ctx context.Context, clock quartz.Clock) (*streamCutter, *actorstest.Recorder, int) {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "quiet", Version: "1"}, nil)
 	cutter := newStreamCutter(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
@@ -27,7 +27,7 @@ func quietServer(t *testing.T, ctx context.Context, clock quartz.Clock) (*stream
 	t.Cleanup(func() { closeHTTPServer(ts, srv) })
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff, ProbeInterval: -1, Clock: clock})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "remote", messages.StateReady)
 	cutter.waitFlowing(ctx, t)
 	return cutter, rec, rec.Len()

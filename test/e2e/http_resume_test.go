@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -237,7 +238,7 @@ func TestHTTP_ClosedStreamsResume(t *testing.T) {
 	t.Cleanup(func() { closeHTTPServer(ts, srv) })
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff, ProbeInterval: -1})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "remote", messages.StateReady)
 	mark := rec.Len()
 	cutter.waitFlowing(ctx, t)
@@ -314,7 +315,7 @@ func TestHTTP_LostSessionFails(t *testing.T) {
 	t.Cleanup(func() { closeHTTPServer(ts, srv) })
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff, ProbeInterval: -1})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "remote", messages.StateReady)
 	mark := rec.Len()
 	for ss := range srv.Sessions() {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -93,7 +94,7 @@ func TestHTTP_TransportsCarryHeadersAndServeCalls(t *testing.T) {
 			cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "`+tt.typ+`", "url": "`+ts.URL+tt.path+`",
 				"headers": {"Authorization": "Bearer tok-1234567", "X-Tenant": "acme"}}}}`)
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-			rec := testkit.Record(t, sup)
+			rec := actorstest.Record(t, sup)
 			rec.WaitState(ctx, 0, "remote", messages.StateReady)
 			res, err := sup.CallTool(ctx, "remote__add", map[string]any{"a": 40, "b": 2})
 			if err != nil || testkit.Text(res) != "42" {
@@ -124,7 +125,7 @@ func TestHTTP_CrossOriginRedirectIsRefused(t *testing.T) {
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+redirect.URL+`/mcp",
 		"headers": {"Authorization": "Bearer tok-1234567"}}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
 	if !strings.Contains(failed.Error, "redirect to another origin refused") {
 		t.Fatalf("error = %q, want the refused redirect named", failed.Error)
@@ -159,7 +160,7 @@ func TestHTTP_SSEEndpointOnAnotherOriginIsRefused(t *testing.T) {
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "sse", "url": "`+hostile.URL+`/sse",
 		"headers": {"Authorization": "Bearer tok-1234567"}}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, failed := rec.WaitState(ctx, 0, "remote", messages.StateFailed)
 	if !strings.Contains(failed.Error, "SSE endpoint event points at another origin: refused") {
 		t.Fatalf("error = %q, want the refused endpoint named", failed.Error)
@@ -179,7 +180,7 @@ func TestHTTP_LostServerIsNoticed(t *testing.T) {
 	t.Cleanup(func() { closeHTTPServer(ts, srv) })
 	cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff, ProbeInterval: 200 * time.Millisecond, ProbeTimeout: 100 * time.Millisecond})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "remote", messages.StateReady)
 	mark := rec.Len()
 	closeHTTPServer(ts, srv)
@@ -215,7 +216,7 @@ func TestHTTP_HealthProbeKeepsHealthySessionsReady(t *testing.T) {
 			cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "http", "url": "`+ts.URL+`/mcp"}}}`)
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff,
 				ProbeInterval: 20 * time.Millisecond, ProbeTimeout: 2 * time.Second, ProbeFailures: 1})
-			rec := testkit.Record(t, sup)
+			rec := actorstest.Record(t, sup)
 			rec.WaitState(ctx, 0, "remote", messages.StateReady)
 			mark := rec.Len()
 			for len(requests) > 0 { // drop the connect's requests

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -23,11 +24,11 @@ func TestInject_ServerFailedRestartsServer(t *testing.T) {
 		DisableWatch: true,
 		Backoff:      reconciler.Backoff{Initial: 1, Max: 1}, // retry at once
 	})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "alpha", messages.StateReady)
 
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Reconciler, &messages.ServerFailed{Server: "alpha", Session: ready.Session, Error: "injected"})
+	actorstest.Send(t, sup, actorstest.Fleet, &messages.ServerFailed{Server: "alpha", Session: ready.Session, Error: "injected"})
 	_, failed := rec.WaitState(ctx, mark, "alpha", messages.StateFailed)
 	if failed.Error != "injected" || failed.Attempt != 1 {
 		t.Fatalf("failed event = %+v, want error %q attempt 1", failed, "injected")
@@ -59,14 +60,13 @@ func TestInject_StaleServerFailedIsDropped(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "alpha", messages.StateReady)
 
 	mark := rec.Len()
-	root := sup.ActorSystem().Root
-	root.Send(sup.PIDs().Reconciler, &messages.ServerFailed{Server: "alpha", Session: ready.Session + 100, Error: "stale"})
-	// A resync is a barrier: it goes through the same reconciler mailbox
-	// after the stale report.
+	actorstest.Send(t, sup, actorstest.Fleet, &messages.ServerFailed{Server: "alpha", Session: ready.Session + 100, Error: "stale"})
+	// A resync is a barrier: it goes through the same fleet actor's
+	// mailbox after the stale report.
 	if _, _, err := sup.Resync(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -83,13 +83,13 @@ func TestInject_ResyncRequestedRereadsConfig(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "alpha", messages.StateReady)
 
 	// With the watcher off, only an injected trigger can make it notice.
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin), "beta": testkit.Example(bin)})
 	mark := rec.Len()
-	sup.ActorSystem().Root.Send(sup.PIDs().Config, &messages.ResyncRequested{ID: "injected"})
+	actorstest.Send(t, sup, actorstest.Config, &messages.ResyncRequested{ID: "injected"})
 	rec.WaitFor(ctx, mark, "config loaded", func(e messages.Event) bool {
 		cl, ok := e.(*messages.ConfigLoaded)
 		return ok && cl.Changed && cl.Servers == 2

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -31,7 +32,7 @@ func TestReconcile_ResyncStartsAServerWhoseBinaryAppeared(t *testing.T) {
 		"steady": testkit.Example(bin),
 	})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, failed := rec.WaitState(ctx, 0, "late", messages.StateFailed)
 	if !strings.Contains(failed.Error, "no such file or directory") {
 		t.Fatalf("missing binary error = %q", failed.Error)
@@ -78,7 +79,7 @@ func TestReconcile_CrashLoopThenResync(t *testing.T) {
 		Backoff:   reconciler.Backoff{Initial: 10 * time.Millisecond, Max: 10 * time.Millisecond},
 		CrashLoop: reconciler.CrashLoop{Failures: 3, Window: time.Minute},
 	})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, looped := rec.WaitFor(ctx, 0, "crash loop", func(e messages.Event) bool {
 		sc, ok := e.(*messages.ServerStateChanged)
 		return ok && sc.To == messages.StateFailed && strings.Contains(sc.Reason, "crash loop")
@@ -115,7 +116,7 @@ func TestReconcile_RotatedSecretRestartsOnlyThatServer(t *testing.T) {
 		return v, ok
 	}
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, LookupEnv: lookup})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "a", messages.StateReady)
 	_, readyB := rec.WaitState(ctx, 0, "b", messages.StateReady)
 
@@ -164,7 +165,7 @@ func TestReconcile_BrokenChangeKeepsServing(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "s", messages.StateReady)
 
 	mark := rec.Len()

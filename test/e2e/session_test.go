@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -62,7 +63,7 @@ func TestSession_DeathIsNoticed(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-			rec := testkit.Record(t, sup)
+			rec := actorstest.Record(t, sup)
 			_, ready := rec.WaitState(ctx, 0, "s", messages.StateReady)
 			if tt.kill != nil {
 				tt.kill(t, sup, ready.PID)
@@ -96,7 +97,7 @@ func TestSession_HungHandshakeDoesNotDelayASibling(t *testing.T) {
 		"ok":   testkit.Example(bin),
 	})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, ConnectTimeout: 3 * time.Second, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	okAt, _ := rec.WaitState(ctx, 0, "ok", messages.StateReady)
 	hungAt, failed := rec.WaitState(ctx, 0, "hung", messages.StateFailed)
 	if okAt > hungAt {
@@ -118,7 +119,7 @@ func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"noisy": testkit.Example(bin, "--garbage"), "ok": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, failed := rec.WaitState(ctx, 0, "noisy", messages.StateFailed)
 	for _, want := range []string{`line 1 is not a JSON-RPC message (it begins "this is not JSON-RPC")`, "invalid character"} {
 		if !strings.Contains(failed.Error, want) {
@@ -142,7 +143,7 @@ func TestSession_StopKillsTheProcessGroup(t *testing.T) {
 	script := fmt.Sprintf("sleep 300 & echo $! > %s; exec %s example-server", pidFile, bin)
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"wrapped": {Command: "/bin/sh", Args: []string{"-c", script}}})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, StopGrace: 500 * time.Millisecond})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	_, ready := rec.WaitState(ctx, 0, "wrapped", messages.StateReady)
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
@@ -179,7 +180,7 @@ func TestSession_ConcurrentCallsEachAnsweredOnce(t *testing.T) {
 	}
 	testkit.WriteConfig(t, cfg, servers)
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	for _, n := range names {
 		rec.WaitState(ctx, 0, n, messages.StateReady)
 	}
@@ -227,7 +228,7 @@ func TestSession_CallTimeoutAndCancellation(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "s", messages.StateReady)
 
 	_, err := sup.CallTool(ctx, "s__sleep", map[string]any{"ms": 30000})
@@ -271,7 +272,7 @@ func TestSession_CwdAndEnvironment(t *testing.T) {
 	}
 	inherited := func() []string { return []string{"PATH=" + os.Getenv("PATH"), "INHERITED_SETTING=from-parent"} }
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Environ: inherited})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "s", messages.StateReady)
 	where, err := os.ReadFile(filepath.Join(dir, "work", "where"))
 	if err != nil || strings.TrimSpace(string(where)) != filepath.Join(dir, "work") {
@@ -306,7 +307,7 @@ func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
-			rec := testkit.Record(t, sup)
+			rec := actorstest.Record(t, sup)
 			_, failed := rec.WaitState(ctx, 0, "s", messages.StateFailed)
 			for _, want := range []string{"exited during the MCP handshake", tt.status, tt.line} {
 				if !strings.Contains(failed.Error, want) {
@@ -343,7 +344,7 @@ func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
 	}
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Environ: inherited,
 		InheritEnv: &messages.EnvPolicy{}})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	for _, s := range []string{"dflt", "all", "listed"} {
 		rec.WaitState(ctx, 0, s, messages.StateReady)
 	}
@@ -377,7 +378,7 @@ func TestSession_CredentialsInArgsAreRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	rec.WaitState(ctx, 0, "s", messages.StateReady)
 	tail := strings.Join(serverStatus(t, sup, "s").StderrTail, "\n")
 	if !strings.Contains(tail, "auth Bearer [redacted] key [redacted] url") || !strings.Contains(tail, "query [redacted] path [redacted]") {

@@ -63,7 +63,7 @@ func TestThinPath_EditsReconcileOnlyWhatChanged(t *testing.T) {
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha")})
 
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}})
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 
 	// The first server's tools appear.
 	i, _ := rec.WaitFor(ctx, 0, "alpha tools", func(e messages.Event) bool {
@@ -140,7 +140,7 @@ func TestShutdown_StopsEveryProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := testkit.Record(t, sup)
+	rec := actorstest.Record(t, sup)
 	var pids []int
 	for _, n := range []string{"a", "b", "c"} {
 		_, ev := rec.WaitState(ctx, 0, n, messages.StateReady)

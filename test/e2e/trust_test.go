@@ -63,7 +63,7 @@ func (r *trustRig) lookedUp(name string) bool {
 	return slices.Contains(r.asked, name)
 }
 
-func (r *trustRig) start(t *testing.T) (*actors.Supervisor, *testkit.Recorder) {
+func (r *trustRig) start(t *testing.T) (*actors.Supervisor, *actorstest.Recorder) {
 	sup := startSupervisor(t, actors.Options{
 		ConfigPaths:      []string{r.project, r.user},
 		ApprovalRequired: []string{r.project},
@@ -72,8 +72,8 @@ func (r *trustRig) start(t *testing.T) (*actors.Supervisor, *testkit.Recorder) {
 	})
 	// The watcher takes its first look in its Started, possibly after the
 	// first read was applied: an edit before that look is not a change.
-	actorstest.Barrier(testContext(t), t, sup.ActorSystem(), sup.PIDs().Watcher)
-	return sup, testkit.Record(t, sup)
+	actorstest.Barrier(testContext(t), t, sup, actorstest.Watcher)
+	return sup, actorstest.Record(t, sup)
 }
 
 // trust runs the real `mcpvisor trust` with args against the rig's store.
@@ -93,7 +93,7 @@ func (r *trustRig) trust(t *testing.T, args ...string) string {
 // (the config actor sends a desired state only when it changed, so this is
 // the plan of the next edit or approval) and fails unless each of servers
 // became untrusted in it. Any spawn of that plan is announced before it.
-func settledUntrusted(t *testing.T, rec *testkit.Recorder, from int, servers ...string) int {
+func settledUntrusted(t *testing.T, rec *actorstest.Recorder, from int, servers ...string) int {
 	t.Helper()
 	i, _ := rec.WaitFor(testContext(t), from, "plan applied", func(e messages.Event) bool {
 		_, ok := e.(*messages.PlanApplied)
@@ -114,7 +114,7 @@ func settledUntrusted(t *testing.T, rec *testkit.Recorder, from int, servers ...
 
 // assertNeverStarted fails if any of servers ever left stopped for
 // anything but untrusted.
-func assertNeverStarted(t *testing.T, rec *testkit.Recorder, servers ...string) {
+func assertNeverStarted(t *testing.T, rec *actorstest.Recorder, servers ...string) {
 	t.Helper()
 	for _, s := range servers {
 		for _, c := range rec.StateChanges(0, s) {

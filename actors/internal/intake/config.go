@@ -17,11 +17,11 @@ import (
 // during a read cause exactly one more read. The generation increases only
 // when the desired state really changed.
 type configActor struct {
-	deps       *Deps
-	reconciler *actor.PID
-	paths      []string
-	trust      trustSetup
-	log        *zap.Logger
+	deps  *Deps
+	fleet *actor.PID
+	paths []string
+	trust trustSetup
+	log   *zap.Logger
 
 	reading  bool
 	dirty    bool                        // a trigger arrived during the read
@@ -52,7 +52,7 @@ type configRead struct {
 // *messages.Resync answers and *Diagnostics).
 func ConfigProps(deps *Deps, fleet *actor.PID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &configActor{deps: deps, reconciler: fleet, paths: deps.Paths, trust: newTrustSetup(deps), log: deps.Logger.Named("config")}
+		return &configActor{deps: deps, fleet: fleet, paths: deps.Paths, trust: newTrustSetup(deps), log: deps.Logger.Named("config")}
 	})
 }
 
@@ -115,7 +115,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	found := m.config
 	// The generation is the version of the desired state: a save that
 	// only moves text (white space, comments, key order) keeps it, and
-	// only refreshes the positions the reconciler shows.
+	// only refreshes the positions the fleet shows.
 	changed := a.last == nil || !reconciler.SameDesired(*a.last, found)
 	moved := !changed && (!reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid))
 	committed := changed && a.inflightReal
@@ -134,7 +134,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	diags := append([]messages.Diagnostic{}, found.Diagnostics...)
 	a.deps.Journal.Publish(&messages.ConfigLoaded{Generation: a.generation, Changed: committed, Servers: len(found.Servers), Diagnostics: diags})
 	if a.inflightReal {
-		c.Send(a.reconciler, &Diagnostics{Diagnostics: diags})
+		c.Send(a.fleet, &Diagnostics{Diagnostics: diags})
 	}
 	a.answer(c, committed || refreshed, &found)
 	a.inflight = nil
@@ -143,14 +143,14 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	}
 }
 
-// answer sends the reconciler what this read means: a committed change
+// answer sends the fleet actor what this read means: a committed change
 // (or moved positions, under the same generation) as a DesiredState, then one Resync for each resync the read answers.
 // The first real resync follows the change (its answer shows the change's
 // plan); a dry run previews what the read found, under the generation it
 // would get, and commits nothing.
 func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.Config) {
 	if committed {
-		c.Send(a.reconciler, a.desiredState(a.generation, a.last))
+		c.Send(a.fleet, a.desiredState(a.generation, a.last))
 	}
 	follows := committed
 	for _, r := range a.inflight {
@@ -159,10 +159,10 @@ func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.
 			if a.last == nil || !reconciler.SameDesired(*a.last, *found) {
 				gen++ // what it would be
 			}
-			c.Send(a.reconciler, &messages.Resync{ID: r.ID, DryRun: true, Generation: gen, Preview: a.desiredState(gen, found)})
+			c.Send(a.fleet, &messages.Resync{ID: r.ID, DryRun: true, Generation: gen, Preview: a.desiredState(gen, found)})
 			continue
 		}
-		c.Send(a.reconciler, &messages.Resync{ID: r.ID, Generation: a.generation, FollowsChange: follows})
+		c.Send(a.fleet, &messages.Resync{ID: r.ID, Generation: a.generation, FollowsChange: follows})
 		follows = false
 	}
 }

@@ -61,7 +61,7 @@ func (l *logLimiter) take() (ok bool, dropped int) {
 // publishLog puts a log message in the journal, redacted and bounded,
 // unless the server's share is spent. The session's notification
 // goroutine publishes it: the journal is safe for that, and the message
-// belongs to no server state the reconciler keeps.
+// belongs to no server state the fleet actor keeps.
 func (r *Relay) publishLog(p *mcp.LoggingMessageParams) {
 	ok, dropped := r.logs.take()
 	if !ok {

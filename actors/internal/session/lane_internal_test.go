@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/actors/internal/testctx"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -30,7 +30,7 @@ func TestHandle_RequestToAnEndedSessionIsNotReadyAtOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := actorstest.Context(t)
+			ctx := testctx.Context(t)
 			ends := make(chan net.Conn, 1)
 			r := newRig(t, pipeServer(ends))
 			h := r.spawn(messages.ServerSpec{Name: "s", Transport: messages.TransportStdio}, 1)

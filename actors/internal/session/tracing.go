@@ -28,7 +28,7 @@ import (
 // do health probes' pings (which have no parent): a trace per ping and
 // server every 30s would bury the calls.
 //
-// Without a provider nothing here runs: the environment's tracing is nil,
+// Without a provider nothing here runs: Deps.Tracing is nil,
 // no middleware is installed, no HTTP transport is wrapped and a call
 // pays one nil check per connect.
 

@@ -1,4 +1,4 @@
-package testkit
+package actorstest
 
 import (
 	"context"
@@ -6,23 +6,29 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Recorder keeps every event a Supervisor published since it was created.
-// It is used from the test goroutine only.
+// Source is what a Recorder follows: an *actors.Supervisor, or any
+// *journal.Journal.
+type Source interface {
+	Follow(since uint64, buffer int) *journal.Feed
+}
+
+// Recorder keeps every event a Source published since it was created,
+// in order; tests wait for the events they expect, from an index on. It
+// is used from the test goroutine only.
 type Recorder struct {
 	t    testing.TB
 	feed *journal.Feed
 	all  []*messages.Envelope
 }
 
-// Record follows sup's events from the first one (Supervisor.Follow), so
-// nothing since Start is missed. It is closed at test cleanup.
-func Record(t testing.TB, sup *actors.Supervisor) *Recorder {
-	r := &Recorder{t: t, feed: sup.Follow(0, 1024)}
+// Record follows src's events from the first one, so nothing since Start
+// is missed. It is closed at test cleanup.
+func Record(t testing.TB, src Source) *Recorder {
+	r := &Recorder{t: t, feed: src.Follow(0, 1024)}
 	t.Cleanup(r.feed.Close)
 	return r
 }

@@ -1,4 +1,4 @@
-package actors
+package fleet
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// reconcilerActor is the shell around reconciler.Fleet, the single writer
+// fleetActor is the shell around reconciler.Fleet, the single writer
 // of "what should run". It turns each message into a fleet input (with the
 // clock reading and the backoff jitter), carries out the effects: spawns
 // and stops session actors (its children), arms and cancels retry timers
@@ -26,9 +26,9 @@ import (
 // Its children never restart: a session actor that panics is stopped (it
 // implements actor.SupervisorStrategy for them) and its death becomes a
 // ServerFailed, retried like any other failure.
-type reconcilerActor struct {
-	env   *environment
-	view  *fleetView
+type fleetActor struct {
+	deps  *Deps
+	view  *View
 	log   *zap.Logger
 	fleet *reconciler.Fleet
 	rng   *rand.Rand
@@ -41,10 +41,10 @@ type reconcilerActor struct {
 	crashed  map[string]string
 	// retries and idles are the armed backoff and idle timers; users the
 	// replies of the uses of lazy servers not yet released, by use id
-	// (reconciler_lazy.go).
+	// (lazy.go).
 	retries, idles serverTimers
 	users          map[string]chan<- useAnswer
-	connects       connectSampler // the connect policy's samples (reconciler_connects.go)
+	connects       connectSampler // the connect policy's samples (connects.go)
 	// waiters receive the answers to the resyncs they registered.
 	waiters map[string]chan<- messages.Event
 	// subs are the resource subscriptions by URI.
@@ -57,13 +57,6 @@ type reconcilerActor struct {
 	answers []queuedAnswer
 }
 
-// The view of the fleet, its rows routing to session actors.
-type (
-	fleetView     = view.View[*session.Handle]
-	fleetSnapshot = view.Snapshot[*session.Handle]
-	serverRow     = view.Row[*session.Handle]
-)
-
 // liveSession is the shell's half of a fleet session: where it lives, and
 // once it is ready, how to read its stderr.
 type liveSession struct {
@@ -72,7 +65,7 @@ type liveSession struct {
 	stderr func() []string
 }
 
-// Messages private to the reconciler actor.
+// Messages private to the fleet actor.
 type (
 	retryDue struct {
 		server string
@@ -87,16 +80,13 @@ type (
 	forgetResync struct{ id string }
 )
 
-func newReconcilerProps(env *environment, view *fleetView, paths []string) *actor.Props {
+func newFleetProps(deps *Deps, view *View) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &reconcilerActor{
-			env:  env,
-			view: view,
-			log:  env.log.Named("reconciler"),
-			fleet: reconciler.NewFleet(reconciler.FleetOptions{
-				Backoff: env.opts.Backoff, CrashLoop: env.opts.CrashLoop, MaxConnects: env.opts.MaxConnects,
-				ConnectGrace: max(0, env.opts.ConnectGrace), ConfigPaths: paths, Autostart: env.opts.Autostart,
-			}),
+		return &fleetActor{
+			deps:     deps,
+			view:     view,
+			log:      deps.Logger.Named("fleet"),
+			fleet:    reconciler.NewFleet(deps.Policy),
 			rng:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 			sessions: map[uint64]*liveSession{},
 			byActor:  map[string]uint64{},
@@ -110,7 +100,7 @@ func newReconcilerProps(env *environment, view *fleetView, paths []string) *acto
 	})
 }
 
-func (r *reconcilerActor) Receive(c actor.Context) {
+func (r *fleetActor) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		r.loadCache(c)
@@ -164,11 +154,11 @@ func (r *reconcilerActor) Receive(c actor.Context) {
 	r.flush(c)
 }
 
-func (r *reconcilerActor) now() time.Time { return r.env.clock.Now("reconciler", "step") }
+func (r *fleetActor) now() time.Time { return r.deps.Clock.Now("fleet", "step") }
 
 // step feeds one input to the fleet and carries out its effects; events
 // and replies wait in the outbox for flush.
-func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
+func (r *fleetActor) step(c actor.Context, in reconciler.Input) {
 	for _, e := range r.fleet.Step(in) {
 		switch e := e.(type) {
 		case reconciler.Spawn:
@@ -176,11 +166,11 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.Stop:
 			r.stop(e)
 		case reconciler.ArmRetry:
-			r.retries.arm(r.env.clock, e.Server, e.Token, e.Delay, sendToSelf(c, &retryDue{server: e.Server, token: e.Token}))
+			r.retries.arm(r.deps.Clock, e.Server, e.Token, e.Delay, sendToSelf(c, &retryDue{server: e.Server, token: e.Token}))
 		case reconciler.CancelRetry:
 			r.retries.cancel(e.Server)
 		case reconciler.ArmIdle:
-			r.idles.arm(r.env.clock, e.Server, e.Token, e.Delay, sendToSelf(c, &idleDue{server: e.Server, token: e.Token}))
+			r.idles.arm(r.deps.Clock, e.Server, e.Token, e.Delay, sendToSelf(c, &idleDue{server: e.Server, token: e.Token}))
 		case reconciler.CancelIdle:
 			r.idles.cancel(e.Server)
 		case reconciler.Grant:
@@ -190,9 +180,9 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 		case reconciler.SampleConnects:
 			r.armSample(c, e)
 		case reconciler.CacheCatalog:
-			r.env.catalogs.Store(e.Spec, e.Entry, r.env.opts.Secrets)
+			r.deps.Cache.Store(e.Spec, e.Entry, r.deps.Secrets)
 		case reconciler.ForgetCatalog:
-			r.env.catalogs.Remove(e.Server, e.Source)
+			r.deps.Cache.Remove(e.Server, e.Source)
 		case reconciler.Publish:
 			r.logEvent(e.Event)
 			r.outbox = append(r.outbox, e.Event)
@@ -204,7 +194,7 @@ func (r *reconcilerActor) step(c actor.Context, in reconciler.Input) {
 
 // logEvent logs every server state change (operators follow these lines;
 // the error is redacted already).
-func (r *reconcilerActor) logEvent(ev messages.Event) {
+func (r *fleetActor) logEvent(ev messages.Event) {
 	switch ev := ev.(type) {
 	case *messages.CatalogItemSkipped:
 		r.log.Warn("catalog item too large to expose; skipped", zap.String("server", ev.Server), zap.String("kind", string(ev.Kind)),
@@ -232,15 +222,15 @@ func (r *reconcilerActor) logEvent(ev messages.Event) {
 
 // flush swaps the fleet view, then publishes the queued events in order
 // and sends the queued replies.
-func (r *reconcilerActor) flush(c actor.Context) {
+func (r *fleetActor) flush(c actor.Context) {
 	if names, changed := r.fleet.TakeChanged(); changed {
 		old := r.view.Load()
 		r.refreshView(names)
-		r.pushLiveRoots(c, old, names)
+		r.pushLiveRoots(old, names)
 		r.rerouteSubscriptions(c, old, names)
 	}
 	for _, ev := range r.outbox {
-		r.env.journal.Publish(ev)
+		r.deps.Journal.Publish(ev)
 	}
 	clear(r.outbox)
 	r.outbox = r.outbox[:0]
@@ -252,20 +242,20 @@ func (r *reconcilerActor) flush(c actor.Context) {
 	r.sendAnswers()
 }
 
-func (r *reconcilerActor) spawn(c actor.Context, e reconciler.Spawn) {
-	handle := session.Spawn(c, r.env.sessions, e.Spec, e.Session)
+func (r *fleetActor) spawn(c actor.Context, e reconciler.Spawn) {
+	handle := session.Spawn(c, r.deps.Sessions, e.Spec, e.Session)
 	r.sessions[e.Session] = &liveSession{spec: e.Spec, handle: handle}
 	r.byActor[handle.PID().Id] = e.Session
 	r.connectSpawned(e)
 }
 
-func (r *reconcilerActor) stop(e reconciler.Stop) {
+func (r *fleetActor) stop(e reconciler.Stop) {
 	if ls := r.sessions[e.Session]; ls != nil {
 		ls.handle.Stop()
 	}
 }
 
-func (r *reconcilerActor) forget(id uint64) {
+func (r *fleetActor) forget(id uint64) {
 	r.connectEnded(id)
 	if ls := r.sessions[id]; ls != nil {
 		delete(r.byActor, ls.handle.PID().Id)
@@ -273,7 +263,7 @@ func (r *reconcilerActor) forget(id uint64) {
 	}
 }
 
-func (r *reconcilerActor) sessionReady(c actor.Context, m *session.Ready) {
+func (r *fleetActor) sessionReady(c actor.Context, m *session.Ready) {
 	if ls := r.sessions[m.ID]; ls != nil {
 		ls.stderr = m.Stderr
 	}
@@ -285,26 +275,26 @@ func (r *reconcilerActor) sessionReady(c actor.Context, m *session.Ready) {
 
 // loadCache turns the fleet's catalog cache on with what Start read
 // from disk (unless the cache is off).
-func (r *reconcilerActor) loadCache(c actor.Context) {
-	if r.env.catalogs != nil {
-		r.step(c, reconciler.CacheLoaded{Entries: r.env.cachedCatalogs})
+func (r *fleetActor) loadCache(c actor.Context) {
+	if r.deps.Cache != nil {
+		r.step(c, reconciler.CacheLoaded{Entries: r.deps.Cached})
 	}
 }
 
-func (r *reconcilerActor) retryDue(c actor.Context, m *retryDue) {
+func (r *fleetActor) retryDue(c actor.Context, m *retryDue) {
 	r.retries.fired(m.server, m.token)
 	r.step(c, reconciler.RetryDue{Now: r.now(), Server: m.server, Token: m.token})
 }
 
-func (r *reconcilerActor) stopTimers() {
+func (r *fleetActor) stopTimers() {
 	r.retries.cancelAll()
 	r.idles.cancelAll()
 }
 
-// HandleFailure makes the reconciler the supervisor of its children, the
+// HandleFailure makes the fleet actor the supervisor of its children, the
 // session actors: one that panics is stopped, never restarted. Its
 // Terminated then reports the panic as the session's failure.
-func (r *reconcilerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+func (r *fleetActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
 	r.crashed[child.Id] = fmt.Sprint(reason)
 	sup.StopChildren(child)
 }
@@ -312,7 +302,7 @@ func (r *reconcilerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervis
 // terminated turns the end of a crashed session actor into its failure and
 // its stop (its lifeline was cancelled when it stopped: the process group
 // is killed after the stop grace at the latest).
-func (r *reconcilerActor) terminated(c actor.Context, m *actor.Terminated) {
+func (r *fleetActor) terminated(c actor.Context, m *actor.Terminated) {
 	reason, crashed := r.crashed[m.Who.Id]
 	if !crashed {
 		return // an ordinary stop: its sessionStopped is on its way
@@ -325,7 +315,7 @@ func (r *reconcilerActor) terminated(c actor.Context, m *actor.Terminated) {
 	spec := r.sessions[id].spec
 	server := spec.Name
 	r.forget(id)
-	msg := r.env.redactorFor(spec).Redact("session crashed: " + reason)
+	msg := r.deps.Sessions.Redactor(spec).Redact("session crashed: " + reason)
 	r.log.Error("session actor crashed; stopped", zap.String("server", server), zap.Uint64("session", id), zap.String("reason", msg))
 	now := r.now()
 	r.step(c, reconciler.SessionFailed{Now: now, Jitter: r.rng.Float64(), Failure: &messages.ServerFailed{
@@ -336,7 +326,7 @@ func (r *reconcilerActor) terminated(c actor.Context, m *actor.Terminated) {
 
 // refreshView swaps in a new snapshot: the rows of the named servers are
 // rebuilt from the fleet, the others are shared with the previous one.
-func (r *reconcilerActor) refreshView(names []string) {
+func (r *fleetActor) refreshView(names []string) {
 	meta := view.Meta{Generation: r.fleet.Generation(), Observed: r.fleet.ObservedGeneration(), ConfigErrors: r.fleet.Diagnostics()}
 	r.view.Store(r.view.Load().Next(names, r.buildRow, meta))
 }
@@ -344,7 +334,7 @@ func (r *reconcilerActor) refreshView(names []string) {
 // buildRow is the fleet's projection of one server (nil if it is not in
 // the fleet) plus what only the shell knows: the session that takes its
 // requests, a ready stdio server's live stderr, the default timeouts.
-func (r *reconcilerActor) buildRow(name string) *serverRow {
+func (r *fleetActor) buildRow(name string) *Row {
 	fr, ok := r.fleet.Row(name)
 	if !ok {
 		return nil
@@ -354,12 +344,12 @@ func (r *reconcilerActor) buildRow(name string) *serverRow {
 	if ls := r.sessions[fr.Status.Session]; ls != nil {
 		handle, stderr = ls.handle, ls.stderr
 	}
-	return view.NewRow(fr, handle, stderr, view.Defaults{ConnectTimeout: r.env.opts.ConnectTimeout, CallTimeout: r.env.opts.CallTimeout})
+	return view.NewRow(fr, handle, stderr, r.deps.Defaults)
 }
 
 // reply hands a resync answer to whoever registered its id; the
 // registration ends with the ResyncCompleted.
-func (r *reconcilerActor) reply(rp reconciler.Reply) {
+func (r *fleetActor) reply(rp reconciler.Reply) {
 	w, ok := r.waiters[rp.ID]
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package actors
+package fleet
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
+	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// The catalog's cost in the reconciler: the pure fleet stepped with every
-// server's catalog, then the view swapped, as the reconciler actor does
+// The catalog's cost in the fleet actor: the pure fleet stepped with every
+// server's catalog, then the view swapped, as the fleet actor does
 // after each message (events are built but not journalled).
 //
-//	go test ./actors/ -run '^$' -bench BenchmarkCatalog -benchmem
+//	go test ./actors/internal/fleet/ -run '^$' -bench BenchmarkCatalog -benchmem
 
 const (
 	benchServers   = 50
@@ -42,7 +43,7 @@ func benchCatalog(server string, version int) session.Catalog {
 }
 
 type benchRig struct {
-	r    *reconcilerActor
+	r    *fleetActor
 	cats map[string]session.Catalog
 	now  time.Time
 }
@@ -57,12 +58,12 @@ func newBenchRig(b *testing.B) *benchRig {
 	return rig
 }
 
-// build steps a fresh fleet to every server ready with its session.Catalog and
+// build steps a fresh fleet to every server ready with its catalog and
 // swaps in the view of all of it.
 func (rig *benchRig) build() {
-	r := &reconcilerActor{
-		env:      &environment{opts: Options{CallTimeout: time.Minute}},
-		view:     &fleetView{},
+	r := &fleetActor{
+		deps:     &Deps{Defaults: view.Defaults{CallTimeout: time.Minute}},
+		view:     &View{},
 		fleet:    reconciler.NewFleet(reconciler.FleetOptions{Backoff: reconciler.DefaultBackoff, CrashLoop: reconciler.DefaultCrashLoop}),
 		sessions: map[uint64]*liveSession{},
 	}

@@ -1,27 +1,29 @@
-package actors
+package fleet
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
+	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// The reconciler's half of the catalog: it steps the fleet with re-lists,
+// The fleet actor's half of the catalog: it steps the fleet with re-lists,
 // and it keeps the resource subscriptions. A subscription is counted per
 // URI; the session of the server that owns the URI holds it upstream, and
 // whenever where URIs route changes (the owner gets a new session after a
 // restart, a retry or a changed config; another server takes the URI), it
 // is held again by the session that owns it now.
 
-// Messages private to the reconciler actor, for subscriptions.
+// Messages private to the fleet actor, for subscriptions.
 type (
 	// subscribeResource counts one subscription to uri (an error answer
-	// included: the Supervisor gives it back with unsubscribeResource)
+	// included: Tree.Subscribe gives it back with unsubscribeResource)
 	// and makes sure the owning session holds it; reply (buffered) gets
 	// the outcome.
 	subscribeResource struct {
@@ -38,7 +40,7 @@ type resourceSub struct {
 	session *session.Handle
 }
 
-func (r *reconcilerActor) sessionCatalog(c actor.Context, m *session.Relisted) {
+func (r *fleetActor) sessionCatalog(c actor.Context, m *session.Relisted) {
 	cat := m.Catalog
 	if cat.Kinds&session.KindTools != 0 {
 		r.step(c, reconciler.SessionTools{Now: r.now(), Server: m.Server, Session: m.ID, Tools: cat.Tools})
@@ -58,7 +60,7 @@ func (r *reconcilerActor) sessionCatalog(c actor.Context, m *session.Relisted) {
 // has a new session (or is another server now) is subscribed there and
 // dropped where it was. A URI nobody owns keeps its count and waits for
 // an owner.
-func (r *reconcilerActor) rerouteSubscriptions(c actor.Context, old *fleetSnapshot, names []string) {
+func (r *fleetActor) rerouteSubscriptions(c actor.Context, old *Snapshot, names []string) {
 	if len(r.subs) == 0 {
 		return
 	}
@@ -79,7 +81,7 @@ func (r *reconcilerActor) rerouteSubscriptions(c actor.Context, old *fleetSnapsh
 	}
 }
 
-func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResource) {
+func (r *fleetActor) subscribeResource(c actor.Context, m *subscribeResource) {
 	sub := r.subs[m.uri]
 	if sub == nil {
 		sub = &resourceSub{}
@@ -88,7 +90,7 @@ func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResourc
 	sub.count++
 	row, ok := r.view.Load().ResourceOwner(m.uri)
 	if !ok || row.Session == nil {
-		m.reply <- fmt.Errorf("%w: %q", ErrUnknownResource, m.uri)
+		m.reply <- fmt.Errorf("%w: %q", view.ErrUnknownResource, m.uri)
 		return
 	}
 	if sub.session != nil && sub.session != row.Session {
@@ -98,7 +100,7 @@ func (r *reconcilerActor) subscribeResource(c actor.Context, m *subscribeResourc
 	row.Session.Subscribe(m.uri, m.reply)
 }
 
-func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
+func (r *fleetActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
 	sub := r.subs[m.uri]
 	if sub == nil {
 		return
@@ -114,17 +116,50 @@ func (r *reconcilerActor) unsubscribeResource(c actor.Context, m *unsubscribeRes
 
 // routesURIs reports whether the server's row in s lists resources or
 // resource templates.
-func routesURIs(s *fleetSnapshot, server string) bool {
+func routesURIs(s *Snapshot, server string) bool {
 	row, _ := s.Row(server)
 	return row.ListsURIs()
 }
 
 // resourceUpdated publishes an update from a server's current session of
 // a URI someone subscribed to.
-func (r *reconcilerActor) resourceUpdated(m *session.ResourceUpdated) {
+func (r *fleetActor) resourceUpdated(m *session.ResourceUpdated) {
 	row, ok := r.view.Load().Row(m.Server)
 	if !ok || row.Status.Session != m.ID || r.subs[m.URI] == nil {
 		return
 	}
 	r.outbox = append(r.outbox, &messages.ResourceUpdated{Server: m.Server, URI: m.URI})
+}
+
+// Subscribe counts one subscription to uri and has the owning server's
+// session hold it upstream; it returns once that is acknowledged, or with
+// an error (and no subscription counted). The wait is bounded by ctx and
+// by CallBound.
+func (t *Tree) Subscribe(ctx context.Context, uri string) error {
+	reply := make(chan error, 1)
+	t.sys.Root.Send(t.pids.Fleet, &subscribeResource{uri: uri, reply: reply})
+	bound := t.deps.Clock.NewTimer(t.deps.CallBound, "supervisor", "call-bound")
+	defer bound.Stop("supervisor", "call-bound")
+	var err error
+	select {
+	case err = <-reply:
+	case <-ctx.Done():
+		err = fmt.Errorf("%w: %w", session.ErrCanceled, ctx.Err())
+	case <-t.ending.done:
+		return t.Err()
+	case <-bound.C:
+		err = fmt.Errorf("%w: no answer to the subscription", session.ErrNotReady)
+	}
+	if err != nil && t.Err() == nil {
+		t.sys.Root.Send(t.pids.Fleet, &unsubscribeResource{uri: uri}) // gives the count back
+	}
+	return err
+}
+
+// Unsubscribe drops one subscription to uri; the upstream one ends with
+// the last. Unsubscribing a URI not subscribed to is a no-op.
+func (t *Tree) Unsubscribe(uri string) {
+	if t.Err() == nil {
+		t.sys.Root.Send(t.pids.Fleet, &unsubscribeResource{uri: uri})
+	}
 }

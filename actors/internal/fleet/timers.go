@@ -1,4 +1,4 @@
-package actors
+package fleet
 
 import (
 	"time"
@@ -7,13 +7,13 @@ import (
 	"github.com/coder/quartz"
 )
 
-// serverTimers are the reconciler's quartz timers of one kind (retry
+// serverTimers are the fleet actor's quartz timers of one kind (retry
 // backoff, idle stop), at most one per server. Each carries the fleet's
 // token, so a timer that fired after it was replaced is told apart from
-// the armed one. They are touched only on the reconciler's goroutine; the
+// the armed one. They are touched only on the fleet actor's goroutine; the
 // callbacks only send.
 type serverTimers struct {
-	tag    string // the quartz tag after "reconciler"
+	tag    string // the quartz tag after "fleet"
 	timers map[string]serverTimer
 }
 
@@ -29,12 +29,12 @@ func newServerTimers(tag string) serverTimers {
 // arm replaces the server's timer with one that calls fire after delay.
 func (t *serverTimers) arm(clock quartz.Clock, server string, token uint64, delay time.Duration, fire func()) {
 	t.cancel(server)
-	t.timers[server] = serverTimer{timer: clock.AfterFunc(delay, fire, "reconciler", t.tag), token: token}
+	t.timers[server] = serverTimer{timer: clock.AfterFunc(delay, fire, "fleet", t.tag), token: token}
 }
 
 func (t *serverTimers) cancel(server string) {
 	if st, ok := t.timers[server]; ok {
-		st.timer.Stop("reconciler", t.tag)
+		st.timer.Stop("fleet", t.tag)
 		delete(t.timers, server)
 	}
 }

@@ -1,10 +1,7 @@
-package actors
+package fleet
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -17,8 +14,8 @@ import (
 
 // The failure policy.
 //
-// Session actors are the reconciler's children and its business: their
-// failures are server failures. The three core actors (reconciler, config,
+// Session actors are the fleet actor's children and its business: their
+// failures are server failures. The three core actors (fleet, config,
 // watcher) are the root actor's children, and the root actor is their
 // supervisor strategy (HandleFailure below), so every failure of theirs is
 // seen in one place:
@@ -28,7 +25,7 @@ import (
 //     config actor re-reads every file, since edits made meanwhile were not
 //     seen. More than watcherRestarts failures within watcherWindow end
 //     the Supervisor instead;
-//   - the reconciler and the config actor hold state nothing else has (the
+//   - the fleet actor and the config actor hold state nothing else has (the
 //     live sessions, backoff and crash-loop records; the last good parse of
 //     each file and the generation), so their failure ends the Supervisor,
 //     loudly: a SupervisorFailed event, Done closed, Err set, every call
@@ -46,59 +43,21 @@ const (
 // maxReasonBytes bounds a failure's reason in events and errors.
 const maxReasonBytes = 1024
 
-// ending is the one-way transition of a Supervisor from running to done,
-// by Close or by a failure; the first one wins.
-type ending struct {
-	once sync.Once
-	done chan struct{}
-	err  error // set before done is closed
-}
-
-func newEnding() *ending { return &ending{done: make(chan struct{})} }
-
-// end records err as the reason the Supervisor ended; it reports whether
-// this was the first end.
-func (e *ending) end(err error) (first bool) {
-	e.once.Do(func() {
-		e.err = err
-		close(e.done)
-		first = true
-	})
-	return first
-}
-
-// Err is nil while running, then the reason it ended.
-func (e *ending) Err() error {
-	select {
-	case <-e.done:
-		return e.err
-	default:
-		return nil
-	}
-}
-
-// failed is Err when the end was a failure, nil otherwise.
-func (e *ending) failed() error {
-	if err := e.Err(); errors.Is(err, ErrFailed) {
-		return err
-	}
-	return nil
-}
-
 // fail ends the Supervisor because the named core actor failed: publish
 // SupervisorFailed, close Done, and end every session's lifeline (the
 // servers get their stop grace). The root actor stops the actors. A
 // failure after Close or after an earlier failure is only logged.
-func (e *environment) fail(name string, reason string) {
-	reason = e.redactor.Redact(truncate(reason, maxReasonBytes))
+func (t *Tree) fail(name string, reason string) {
+	d := t.deps
+	reason = d.Redactor.Redact(truncate(reason, maxReasonBytes))
 	err := fmt.Errorf("%w: the %s actor failed: %s", ErrFailed, name, reason)
-	if !e.ending.end(err) {
-		e.log.Error("core actor failed after the supervisor ended", zap.String("actor", name), zap.String("reason", reason))
+	if !t.ending.end(err) {
+		d.Logger.Error("core actor failed after the supervisor ended", zap.String("actor", name), zap.String("reason", reason))
 		return
 	}
-	e.log.Error("supervisor failed; stopping every server", zap.String("actor", name), zap.String("reason", reason))
-	e.journal.Publish(&messages.SupervisorFailed{Actor: name, Reason: reason})
-	e.cancel()
+	d.Logger.Error("supervisor failed; stopping every server", zap.String("actor", name), zap.String("reason", reason))
+	d.Journal.Publish(&messages.SupervisorFailed{Actor: name, Reason: reason})
+	d.Cancel()
 }
 
 // panicReason describes a recovered panic and the message it hit.
@@ -119,16 +78,17 @@ func (a *rootActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, ch
 	if name == "watcher" && a.rebuildWatcher(sup, child, reason, msg) {
 		return
 	}
-	a.env.fail(name, panicReason(reason, msg))
+	a.tree.fail(name, panicReason(reason, msg))
 	sup.StopChildren(sup.Children()...)
 }
 
 // rebuildWatcher restarts a failed watcher unless it failed too often.
 func (a *rootActor) rebuildWatcher(sup actor.Supervisor, child *actor.PID, reason, msg any) bool {
-	if a.env.ending.Err() != nil {
+	d := a.tree.deps
+	if a.tree.ending.Err() != nil {
 		return false
 	}
-	now := a.env.clock.Now("supervisor", "watcher-failure")
+	now := d.Clock.Now("supervisor", "watcher-failure")
 	kept := a.watcherFailures[:0]
 	for _, t := range a.watcherFailures {
 		if now.Sub(t) < watcherWindow {
@@ -139,9 +99,9 @@ func (a *rootActor) rebuildWatcher(sup actor.Supervisor, child *actor.PID, reaso
 	if len(a.watcherFailures) > watcherRestarts {
 		return false
 	}
-	text := a.env.redactor.Redact(truncate(panicReason(reason, msg), maxReasonBytes))
-	a.env.log.Warn("file watcher failed; restarting it", zap.String("reason", text))
-	a.env.journal.Publish(&messages.WatcherDegraded{Reason: "watcher restarted after a failure: " + text})
+	text := d.Redactor.Redact(truncate(panicReason(reason, msg), maxReasonBytes))
+	d.Logger.Warn("file watcher failed; restarting it", zap.String("reason", text))
+	d.Journal.Publish(&messages.WatcherDegraded{Reason: "watcher restarted after a failure: " + text})
 	sup.RestartChildren(child)
 	// Edits made while it was down were not seen: read everything again.
 	a.sys.Root.Send(a.pids.Config, &messages.FileChanged{})
@@ -150,8 +110,8 @@ func (a *rootActor) rebuildWatcher(sup actor.Supervisor, child *actor.PID, reaso
 
 func (a *rootActor) nameOf(child *actor.PID) string {
 	switch {
-	case child.Equal(a.pids.Reconciler):
-		return "reconciler"
+	case child.Equal(a.pids.Fleet):
+		return "fleet"
 	case child.Equal(a.pids.Config):
 		return "config"
 	case a.pids.Watcher != nil && child.Equal(a.pids.Watcher):
@@ -171,21 +131,4 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// baseContext is what every session's lifeline derives from: cancelling
-// it ends them all, whatever state the actors are in.
-func baseContext() (context.Context, context.CancelFunc) {
-	return context.WithCancel(context.Background())
-}
-
-// callEnviron calls the embedder's Options.Environ: a panic in it is an
-// error for the server being started, not a failure of its actor.
-func callEnviron(environ func() []string) (env []string, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("the environment function (Options.Environ) panicked: %v", v)
-		}
-	}()
-	return environ(), nil
 }

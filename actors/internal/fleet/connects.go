@@ -1,4 +1,4 @@
-package actors
+package fleet
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// connectSampler is the reconciler shell's half of the connect policy
+// connectSampler is the fleet actor's half of the connect policy
 // (reconciler/fleet_connects.go): which sessions are connecting, what
-// their process groups last read (connect_sample.go), and the timer of
+// their process groups last read (proc_cpu.go), and the timer of
 // the sample the fleet asked for. The reading runs on a goroutine the
-// reconciler starts (and the environment's work group waits for) and
+// fleet actor starts (and Deps.Work counts) and
 // comes back as a message.
 type connectSampler struct {
 	conns map[uint64]*connectingSession
@@ -36,7 +36,7 @@ type connectingSession struct {
 	last   cpuReading
 }
 
-// Messages private to the reconciler's connect sampling.
+// Messages private to the fleet actor's connect sampling.
 type (
 	sampleDue       struct{}
 	connectsReadMsg struct {
@@ -61,7 +61,7 @@ func (t *startedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 }
 
 // connectSpawned notes a session the fleet spawned as connecting.
-func (r *reconcilerActor) connectSpawned(e reconciler.Spawn) {
+func (r *fleetActor) connectSpawned(e reconciler.Spawn) {
 	if r.connects.conns == nil {
 		r.connects.conns = map[uint64]*connectingSession{}
 	}
@@ -75,32 +75,32 @@ func (r *reconcilerActor) connectSpawned(e reconciler.Spawn) {
 
 // connectStarted records the process group of a connecting session; its
 // baseline is nothing used, now.
-func (r *reconcilerActor) connectStarted(m *session.Spawned) {
+func (r *fleetActor) connectStarted(m *session.Spawned) {
 	if cs := r.connects.conns[m.ID]; cs != nil && m.PID > 0 {
-		cs.pgid, cs.last = m.PID, cpuReading{at: r.env.clock.Now("reconciler", "connect-sample")}
+		cs.pgid, cs.last = m.PID, cpuReading{at: r.deps.Clock.Now("fleet", "connect-sample")}
 	}
 }
 
 // connectEnded forgets a session that is no longer connecting.
-func (r *reconcilerActor) connectEnded(id uint64) { delete(r.connects.conns, id) }
+func (r *fleetActor) connectEnded(id uint64) { delete(r.connects.conns, id) }
 
 // armSample arms the sample the fleet asked for; its callback only sends.
-func (r *reconcilerActor) armSample(c actor.Context, e reconciler.SampleConnects) {
+func (r *fleetActor) armSample(c actor.Context, e reconciler.SampleConnects) {
 	r.stopSample()
 	self, root := c.Self(), c.ActorSystem().Root
-	r.connects.timer = r.env.clock.AfterFunc(e.Delay, func() { root.Send(self, &sampleDue{}) }, "reconciler", "connect-sample")
+	r.connects.timer = r.deps.Clock.AfterFunc(e.Delay, func() { root.Send(self, &sampleDue{}) }, "fleet", "connect-sample")
 }
 
-func (r *reconcilerActor) stopSample() {
+func (r *fleetActor) stopSample() {
 	if r.connects.timer != nil {
-		r.connects.timer.Stop("reconciler", "connect-sample")
+		r.connects.timer.Stop("fleet", "connect-sample")
 		r.connects.timer = nil
 	}
 }
 
 // sampleConnects reads the process groups of the connecting sessions on
 // a goroutine; with none to read, it answers at once.
-func (r *reconcilerActor) sampleConnects(c actor.Context) {
+func (r *fleetActor) sampleConnects(c actor.Context) {
 	r.connects.timer = nil
 	groups := map[int]uint64{} // pgid → session
 	for id, cs := range r.connects.conns {
@@ -112,21 +112,21 @@ func (r *reconcilerActor) sampleConnects(c actor.Context) {
 		r.connectsRead(c, &connectsReadMsg{})
 		return
 	}
-	self, root, clock := c.Self(), c.ActorSystem().Root, r.env.clock
+	self, root, clock := c.Self(), c.ActorSystem().Root, r.deps.Clock
 	pgrps := r.connects.pgrps
 	if pgrps == nil {
 		pgrps = map[int]int{}
 	}
 	r.connects.pgrps = nil // the goroutine's until it reports
-	r.env.work.Add(1)
+	r.deps.Work.Add(1)
 	go func() {
-		defer r.env.work.Done()
+		defer r.deps.Work.Done()
 		leaders := make(map[int]bool, len(groups))
 		for pgid := range groups {
 			leaders[pgid] = true
 		}
 		ns := readGroupCPU(leaders, pgrps)
-		at := clock.Now("reconciler", "connect-sample")
+		at := clock.Now("fleet", "connect-sample")
 		readings := make(map[uint64]cpuReading, len(ns))
 		for pgid, v := range ns {
 			readings[groups[pgid]] = cpuReading{ns: v, at: at}
@@ -138,7 +138,7 @@ func (r *reconcilerActor) sampleConnects(c actor.Context) {
 // connectsRead turns the readings into the fleet's sample: remote
 // connects are idle; a group read for the first time is compared with
 // its start.
-func (r *reconcilerActor) connectsRead(c actor.Context, m *connectsReadMsg) {
+func (r *fleetActor) connectsRead(c actor.Context, m *connectsReadMsg) {
 	if m.pgrps != nil {
 		r.connects.pgrps = m.pgrps
 	}
