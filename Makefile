@@ -48,11 +48,11 @@ chaos:
 # Repeat the actor and watcher tests to shake out flakes.
 STRESS ?= 20
 stress:
-	$(GO) test -race -count=$(STRESS) ./actors/ ./watcher/ ./test/...
+	$(GO) test -race -count=$(STRESS) ./actors/... ./watcher/ ./test/...
 
 # Go micro-benchmarks of the packages.
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./reconciler/ ./watcher/ ./actors/ ./test/e2e/
+	$(GO) test -run '^$$' -bench . -benchmem ./reconciler/... ./watcher/ ./actors/... ./test/e2e/
 
 # The end-to-end benchmark harness (test/bench, a module of its own: not
 # part of `go test ./...`): edit, crash, cold start, close, idle and resync

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // benchFleet starts a supervisor over n in-memory echo servers (real
@@ -189,7 +189,7 @@ func BenchmarkReconcile_AddOneTo1000(b *testing.B) {
 	specs := make([]messages.ServerSpec, 0, n+b.N)
 	for _, s := range base.Servers {
 		spec := messages.ServerSpec{Name: s.Name, Transport: messages.TransportStdio, Command: "in-memory"}
-		spec.Fingerprint = reconciler.Fingerprint(spec)
+		spec.Fingerprint = config.Fingerprint(spec)
 		specs = append(specs, spec)
 	}
 	gen := base.Generation
@@ -198,7 +198,7 @@ func BenchmarkReconcile_AddOneTo1000(b *testing.B) {
 		name := fmt.Sprintf("new%06d", i)
 		i++
 		spec := messages.ServerSpec{Name: name, Transport: messages.TransportStdio, Command: "in-memory"}
-		spec.Fingerprint = reconciler.Fingerprint(spec)
+		spec.Fingerprint = config.Fingerprint(spec)
 		specs = append(specs, spec)
 		gen++
 		// Nobody writes below len(specs): the fleet actor may keep the slice.

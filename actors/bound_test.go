@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // A failure with a huge error text (a server's 8 KiB message) still
@@ -33,12 +33,12 @@ func TestReconciler_WarningsAreBounded(t *testing.T) {
 		return ok && sc.Server == "s" && sc.Error != ""
 	})
 	st := sup.Status().Servers[0]
-	if st.Warning == "" || len(st.Warning) > reconciler.MaxTextBytes {
-		t.Fatalf("warning is %d bytes, want 1 to %d", len(st.Warning), reconciler.MaxTextBytes)
+	if st.Warning == "" || len(st.Warning) > redact.MaxTextBytes {
+		t.Fatalf("warning is %d bytes, want 1 to %d", len(st.Warning), redact.MaxTextBytes)
 	}
 	for _, e := range rec.Since(mark) {
-		if sc, ok := e.(*messages.ServerStateChanged); ok && (len(sc.Error) > reconciler.MaxTextBytes || len(sc.Reason) > reconciler.MaxTextBytes) {
-			t.Fatalf("event %+v carries more than %d bytes of text", sc, reconciler.MaxTextBytes)
+		if sc, ok := e.(*messages.ServerStateChanged); ok && (len(sc.Error) > redact.MaxTextBytes || len(sc.Reason) > redact.MaxTextBytes) {
+			t.Fatalf("event %+v carries more than %d bytes of text", sc, redact.MaxTextBytes)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// A live field (reconciler.LiveChanges) applies to the running session
+// A live field (config.LiveChanges) applies to the running session
 // without a restart: a changed callTimeout bounds the next call on the
 // same session. The session used to keep the timeout it was spawned with.
 func TestReconciler_CallTimeoutAppliesLive(t *testing.T) {

@@ -44,7 +44,7 @@ type Options struct {
 	Environ func() []string
 	// InheritEnv is how much of Environ a stdio server inherits when its
 	// entry has no inheritEnv of its own; nil means all of it. See
-	// messages.EnvPolicy and reconciler.InheritedEnviron.
+	// messages.EnvPolicy and config.InheritedEnviron.
 	InheritEnv *messages.EnvPolicy
 	// Secrets are more values to redact wherever an environment value
 	// would be (errors, stderr tails, events, logs): the HTTP API's or the

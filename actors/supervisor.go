@@ -14,7 +14,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/testhook"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // Supervisor keeps MCP client sessions in line with a set of config
@@ -164,8 +164,8 @@ func (s *Supervisor) replyErr(err error) error {
 // QualifiedName is how an item of a server is named across the fleet:
 // prefix__name, or name alone when the prefix is empty. Expose a Tool or
 // a Prompt as QualifiedName(Prefix, Name).
-func QualifiedName(prefix, name string) string { return reconciler.QualifiedName(prefix, name) }
+func QualifiedName(prefix, name string) string { return config.QualifiedName(prefix, name) }
 
 // SplitName cuts an exposed name at its first "__" into a prefix and an
 // item name; ok is false when it has no "__" with text on both sides.
-func SplitName(name string) (prefix, item string, ok bool) { return reconciler.SplitName(name) }
+func SplitName(name string) (prefix, item string, ok bool) { return config.SplitName(name) }

@@ -14,7 +14,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // The config actor reads the trust store with every read: an unapproved
@@ -51,8 +51,8 @@ func TestSupervisor_ProjectFileRunsOnlyAsApproved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
-		d := reconciler.DecideTrust([]reconciler.FileContent{{Path: project, Data: data}}, &reconciler.TrustPolicy{NeedApproval: map[string]bool{project: true}})
+	err = ondisk.UpdateApprovals(store, func(a config.Approvals) (config.Approvals, error) {
+		d := config.DecideTrust([]config.FileContent{{Path: project, Data: data}}, &config.TrustPolicy{NeedApproval: map[string]bool{project: true}})
 		return a.Approve(d[0], time.Now()), nil
 	})
 	if err != nil {

@@ -24,6 +24,8 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // How Start puts a Supervisor together: each part of the actor tree gets
@@ -36,7 +38,7 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 	o := s.opts
 	var ctx context.Context
 	ctx, s.cancel = context.WithCancel(context.Background())
-	redactor := reconciler.NewRedactor(append(inheritedSecrets(inherited), o.Secrets...)...)
+	redactor := redact.New(append(inheritedSecrets(inherited), o.Secrets...)...)
 	d := &fleet.Deps{
 		Clock: o.Clock, Logger: o.Logger, Journal: s.journal, Work: &s.work, Cancel: s.cancel, Redactor: redactor,
 		Policy: reconciler.FleetOptions{
@@ -64,7 +66,7 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 
 // sessionDeps are what every session uses; ctx is the parent of their
 // lifelines, base the redactor of what is secret for every server.
-func (s *Supervisor) sessionDeps(ctx context.Context, base *reconciler.Redactor) *session.Deps {
+func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *session.Deps {
 	o := s.opts
 	return &session.Deps{
 		Clock: o.Clock, Logger: o.Logger, Work: &s.work, Context: ctx,
@@ -72,7 +74,7 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *reconciler.Redactor)
 			Handlers: relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
 			Clock:    o.Clock, Journal: s.journal, Work: &s.work, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
-		Redactor: func(spec messages.ServerSpec) *reconciler.Redactor { return redactorFor(base, spec) },
+		Redactor: func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
 		Environ: func(spec messages.ServerSpec) ([]string, error) {
 			return callEnviron(func() []string { return environFor(o, spec) })
 		},
@@ -117,7 +119,7 @@ func (s *Supervisor) intakeDeps() *intake.Deps {
 // resolve resolves paths as config paths are: ~ to Home, relative ones
 // against WorkDir.
 func resolve(o Options, paths ...string) []string {
-	return reconciler.ResolvePaths(paths, o.WorkDir, o.Home)
+	return config.ResolvePaths(paths, o.WorkDir, o.Home)
 }
 
 // upstreamLogLevel is the level SetLogLevel asked for last ("" if none).
@@ -188,8 +190,8 @@ func newJournal(sys *actor.ActorSystem, opts Options) *journal.Journal {
 // redactorFor returns a redactor for everything secret about spec: its
 // env values, headers and URL credentials, plus base's (the inherited
 // environment's, mcpvisor's tokens).
-func redactorFor(base *reconciler.Redactor, spec messages.ServerSpec) *reconciler.Redactor {
-	own := slices.DeleteFunc(reconciler.SecretsOf(spec), func(s string) bool { return len(s) < reconciler.MinSecretBytes })
+func redactorFor(base *redact.Redactor, spec messages.ServerSpec) *redact.Redactor {
+	own := slices.DeleteFunc(config.SecretsOf(spec), func(s string) bool { return len(s) < redact.MinSecretBytes })
 	if len(own) == 0 {
 		return base // shared: building a matcher per session costs tens of KiB
 	}
@@ -204,7 +206,7 @@ func environFor(o Options, spec messages.ServerSpec) []string {
 	if policy == nil {
 		policy = o.InheritEnv
 	}
-	return reconciler.InheritedEnviron(o.Environ(), policy)
+	return config.InheritedEnviron(o.Environ(), policy)
 }
 
 // callEnviron calls the embedder's Options.Environ: a panic in it is an

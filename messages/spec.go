@@ -91,7 +91,7 @@ type ServerSpec struct {
 
 	// Prefix is what the server's tools are exposed under
 	// (prefix__tool), unique across the config: PrefixOverride when set,
-	// else derived from Name (see reconciler.DerivePrefix). "" exposes the
+	// else derived from Name (see config.DerivePrefix). "" exposes the
 	// tools by their own names.
 	Prefix string `json:"prefix"`
 

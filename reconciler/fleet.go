@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Fleet is the reconciler's state machine: every per-server record of the
@@ -167,7 +168,7 @@ func (s *fleetServer) warning() string {
 	if s.changeErr == "" || s.state != messages.StateReady {
 		return ""
 	}
-	return BoundText("new config failed, still serving the previous session: " + s.changeErr)
+	return redact.Bound("new config failed, still serving the previous session: " + s.changeErr)
 }
 
 type fleetSession struct {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // The fleet's catalog beyond tools: each server's prompts, resources and
@@ -248,7 +249,7 @@ func (f *Fleet) reindex(kind messages.CatalogKind, server string, added, removed
 	for _, p := range pairs {
 		keys := conflicts[p]
 		sort.Strings(keys)
-		f.emit(&messages.CatalogConflict{Kind: kind, Key: BoundText(keys[0]), Count: len(keys), Winner: p.winner, Loser: p.loser})
+		f.emit(&messages.CatalogConflict{Kind: kind, Key: redact.Bound(keys[0]), Count: len(keys), Winner: p.winner, Loser: p.loser})
 		f.touch(p.winner)
 		f.touch(p.loser)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Lazy servers (autostart "lazy", or the fleet's default). A lazy server
@@ -168,7 +169,7 @@ func (f *Fleet) notServing(s *fleetServer) string {
 	if s.lastErr != "" {
 		reason += ": " + s.lastErr
 	}
-	return BoundText(reason)
+	return redact.Bound(reason)
 }
 
 func (f *Fleet) grant(s *fleetServer, id string) {
@@ -312,7 +313,7 @@ func (f *Fleet) lazyFailed(s *fleetServer, m *messages.ServerFailed, loop bool, 
 	}
 	s.parked = s.spec.Restart == messages.RestartNever || loop
 	if s.parked {
-		f.refuseWaiting(s, BoundText("failed: "+m.Error))
+		f.refuseWaiting(s, redact.Bound("failed: "+m.Error))
 		return false // the usual reason: waiting for resync or config change
 	}
 	if len(s.waiting) > 0 {

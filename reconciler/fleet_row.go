@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Row is one server as status shows it: a projection of the fleet's
@@ -87,7 +88,7 @@ func (f *Fleet) Row(name string) (Row, bool) {
 				if row.Status.Warning != "" {
 					w = row.Status.Warning + "; " + w
 				}
-				row.Status.Warning = BoundText(w)
+				row.Status.Warning = redact.Bound(w)
 			}
 		} else if e, ok := f.cached(s); ok {
 			f.cachedRow(&row, s, e)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // Desired is the config side of a plan: what should run.
@@ -88,7 +89,7 @@ func planOne(d *messages.ServerSpec, o *Observed, resync bool) messages.PlanStep
 	case o == nil:
 		return step(d.Name, messages.ActionStart, "new")
 	case o.Spec.Fingerprint != d.Fingerprint:
-		return step(d.Name, messages.ActionRestart, "changed: "+strings.Join(ChangedFields(o.Spec, *d), ", "))
+		return step(d.Name, messages.ActionRestart, "changed: "+strings.Join(config.ChangedFields(o.Spec, *d), ", "))
 	case o.State == messages.StateFailed && resync:
 		return step(d.Name, messages.ActionRetry, "failed: retry")
 	case o.State == messages.StateFailed:
@@ -106,14 +107,14 @@ func step(name string, a messages.Action, reason string) messages.PlanStep {
 	return messages.PlanStep{Server: name, Action: a, Reason: reason}
 }
 
-// ChangedFields names the session-affecting fields (EffectRestart) that
-// differ between two specs, in a fixed order. Values are never named: they
-// may be secrets.
-func ChangedFields(old, new messages.ServerSpec) []string {
-	out := changedFields(&old, &new, EffectRestart)
-	if len(out) == 0 {
-		// Same fields, different fingerprint: the fingerprint scheme changed.
-		out = append(out, "fingerprint")
+// planInvalid is the plan step for a live server whose entry can no longer
+// run. An invalid entry keeps the last valid session (a typo never stops a
+// server); an untrusted one stops it: a revoked approval, or a change
+// nobody approved, must not leave the old session running on trust that
+// was withdrawn.
+func planInvalid(inv messages.InvalidServer) messages.PlanStep {
+	if inv.EntryState() == messages.StateUntrusted {
+		return step(inv.Name, messages.ActionStop, "untrusted")
 	}
-	return out
+	return step(inv.Name, messages.ActionKeep, "invalid: keeping last valid session")
 }

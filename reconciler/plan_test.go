@@ -9,17 +9,18 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 func spec(name string, args ...string) messages.ServerSpec {
 	s := messages.ServerSpec{Name: name, Transport: messages.TransportStdio, Command: "srv", Args: args}
-	s.Fingerprint = reconciler.Fingerprint(s)
+	s.Fingerprint = config.Fingerprint(s)
 	return s
 }
 
 func withEnv(s messages.ServerSpec, k, v string) messages.ServerSpec {
 	s.Env = map[string]string{k: v}
-	s.Fingerprint = reconciler.Fingerprint(s)
+	s.Fingerprint = config.Fingerprint(s)
 	return s
 }
 

@@ -41,7 +41,7 @@ type Option func(*Gateway)
 func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
 
 // WithConfigOrder gives the config files in precedence order (absolute and
-// resolved, as reconciler.ResolvePaths makes them): of two servers that
+// resolved, as config.ResolvePaths makes them): of two servers that
 // claim one name, URI or URI template, the one declared first (earlier
 // file, then earlier line) wins. Without it, servers from files not listed
 // rank after those from listed ones, and ties go by file path, line, then

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // LoginOptions are what an interactive login needs.
@@ -87,7 +87,7 @@ func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 		// A failure after the token exchange (the server refusing the
 		// connection, say) may quote the token: the error never does.
 		if err != nil && captured.tok != nil {
-			err = errors.New(reconciler.NewRedactor(captured.tok.AccessToken, captured.tok.RefreshToken).Redact(err.Error()))
+			err = errors.New(redact.New(captured.tok.AccessToken, captured.tok.RefreshToken).Redact(err.Error()))
 		}
 	}()
 	cfg := &auth.AuthorizationCodeHandlerConfig{

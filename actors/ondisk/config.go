@@ -8,22 +8,22 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
-// ReadConfigFiles reads each path. It does the I/O that reconciler.Load,
+// ReadConfigFiles reads each path. It does the I/O that config.Load,
 // being pure, does not: a missing file is Missing, anything unreadable is
 // a ReadErr for that file only.
-func ReadConfigFiles(paths []string) []reconciler.FileContent {
-	out := make([]reconciler.FileContent, 0, len(paths))
+func ReadConfigFiles(paths []string) []config.FileContent {
+	out := make([]config.FileContent, 0, len(paths))
 	for _, p := range paths {
 		out = append(out, readConfigFile(p))
 	}
 	return out
 }
 
-func readConfigFile(path string) reconciler.FileContent {
-	fc := reconciler.FileContent{Path: path}
+func readConfigFile(path string) config.FileContent {
+	fc := config.FileContent{Path: path}
 	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
 	// cloned repository can hold) cannot hang the read or eat another
 	// reader's input: it is refused below as not a regular file.
@@ -45,18 +45,18 @@ func readConfigFile(path string) reconciler.FileContent {
 		fc.ReadErr = errors.New("is a directory, not a config file")
 	case !info.Mode().IsRegular():
 		fc.ReadErr = errors.New("is not a regular file")
-	case info.Size() > reconciler.MaxConfigBytes:
-		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), reconciler.MaxConfigBytes)
+	case info.Size() > config.MaxConfigBytes:
+		fc.ReadErr = fmt.Errorf("file is %d bytes, larger than the %d byte limit", info.Size(), config.MaxConfigBytes)
 	default:
-		fc.Data, fc.ReadErr = io.ReadAll(io.LimitReader(f, reconciler.MaxConfigBytes+1))
-		if fc.ReadErr == nil && len(fc.Data) > reconciler.MaxConfigBytes {
-			fc.Data, fc.ReadErr = nil, fmt.Errorf("file is larger than the %d byte limit", reconciler.MaxConfigBytes)
+		fc.Data, fc.ReadErr = io.ReadAll(io.LimitReader(f, config.MaxConfigBytes+1))
+		if fc.ReadErr == nil && len(fc.Data) > config.MaxConfigBytes {
+			fc.Data, fc.ReadErr = nil, fmt.Errorf("file is larger than the %d byte limit", config.MaxConfigBytes)
 		}
 	}
 	return fc
 }
 
-// ReadEnvFile reads an envFile (reconciler.LoadOptions.ReadFile): bounded
+// ReadEnvFile reads an envFile (config.LoadOptions.ReadFile): bounded
 // like a config file, refusing what is not a regular file.
 func ReadEnvFile(path string) ([]byte, error) {
 	fc := readConfigFile(path)

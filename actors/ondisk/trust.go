@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
-// The trust store is one JSON file (reconciler.Approvals) in the user's
+// The trust store is one JSON file (config.Approvals) in the user's
 // config directory. It is private: the directory is created 0700 and the
 // file written 0600, atomically (a temporary file in the same directory,
 // synced, renamed over the old one), so a reader sees the old store or the
@@ -19,28 +19,28 @@ import (
 // ReadApprovals reads the trust store at path. A store that does not exist
 // approves nothing and is not an error. One that is writable by other
 // users is refused: whoever can write it can approve any file.
-func ReadApprovals(path string) (reconciler.Approvals, error) {
+func ReadApprovals(path string) (config.Approvals, error) {
 	fc := readConfigFile(path)
 	switch {
 	case fc.Missing:
-		return reconciler.Approvals{}, nil
+		return config.Approvals{}, nil
 	case fc.ReadErr != nil:
-		return reconciler.Approvals{}, fc.ReadErr
+		return config.Approvals{}, fc.ReadErr
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return reconciler.Approvals{}, err
+		return config.Approvals{}, err
 	}
 	if info.Mode().Perm()&0o022 != 0 {
-		return reconciler.Approvals{}, fmt.Errorf("%s is writable by other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+		return config.Approvals{}, fmt.Errorf("%s is writable by other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
 	}
-	return reconciler.ParseApprovals(fc.Data)
+	return config.ParseApprovals(fc.Data)
 }
 
 // UpdateApprovals changes the trust store at path: it reads it, applies
 // change, and writes the result atomically with mode 0600, creating the
 // directory (0700) if needed. Concurrent updates are serialised.
-func UpdateApprovals(path string, change func(reconciler.Approvals) (reconciler.Approvals, error)) error {
+func UpdateApprovals(path string, change func(config.Approvals) (config.Approvals, error)) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("trust store directory: %w", err)

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // approveNames returns a change that approves a fake file per name.
-func approveNames(names ...string) func(reconciler.Approvals) (reconciler.Approvals, error) {
-	return func(a reconciler.Approvals) (reconciler.Approvals, error) {
+func approveNames(names ...string) func(config.Approvals) (config.Approvals, error) {
+	return func(a config.Approvals) (config.Approvals, error) {
 		for _, n := range names {
-			a = a.Approve(reconciler.FileTrust{Path: "/proj/" + n, SHA256: "h-" + n}, time.Unix(0, 0))
+			a = a.Approve(config.FileTrust{Path: "/proj/" + n, SHA256: "h-" + n}, time.Unix(0, 0))
 		}
 		return a, nil
 	}
@@ -123,7 +123,7 @@ func TestTrustStore_RefusesUnsafeOrForeignFiles(t *testing.T) {
 		t.Fatalf("missing store: %+v, %v", missing, err)
 	}
 	open := filepath.Join(dir, "open.json")
-	if err := os.WriteFile(open, reconciler.Approvals{}.Marshal(), 0o600); err != nil {
+	if err := os.WriteFile(open, config.Approvals{}.Marshal(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(open, 0o666); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Bounds on the catalog cache.
@@ -53,7 +54,7 @@ type cacheOp struct {
 	entry *cacheEntry
 	// secrets finds what must never be cached: the server's env and
 	// header values, URL credentials, mcpvisor's own tokens.
-	secrets *reconciler.Redactor
+	secrets *redact.Redactor
 }
 
 type cacheFileSize struct {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // cacheVersion is the entry format; entries of another are ignored.
@@ -72,9 +74,9 @@ const minCacheSecretBytes = 8
 // cacheSecrets finds what no cache entry may hold: the spec's env and
 // header values, URL credentials and literal credentials (at least
 // minCacheSecretBytes), and mcpvisor's own tokens.
-func cacheSecrets(spec messages.ServerSpec, own []string) *reconciler.Redactor {
-	secrets := slices.DeleteFunc(append(reconciler.SecretsOf(spec), own...), func(s string) bool { return len(s) < minCacheSecretBytes })
-	return reconciler.NewRedactor(secrets...)
+func cacheSecrets(spec messages.ServerSpec, own []string) *redact.Redactor {
+	secrets := slices.DeleteFunc(append(config.SecretsOf(spec), own...), func(s string) bool { return len(s) < minCacheSecretBytes })
+	return redact.New(secrets...)
 }
 
 // errForeignEntry: a file in the cache directory that is not an entry of

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/view"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Deps are what the actor tree of one Supervisor uses.
@@ -29,7 +30,7 @@ type Deps struct {
 	Cancel context.CancelFunc
 	// Redactor removes the inherited environment's values and mcpvisor's
 	// own tokens from a failure's reason.
-	Redactor *reconciler.Redactor
+	Redactor *redact.Redactor
 
 	// Policy is the fleet's (backoff, crash loop, connect bound, config
 	// order, autostart).

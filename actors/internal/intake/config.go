@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // configActor reads every configured file into one desired state and sends
@@ -32,9 +32,9 @@ type configActor struct {
 	// resyncs shows the plan for what it found and changes nothing.
 	queuedReal, inflightReal bool
 
-	lastGood   map[string]reconciler.ParsedFile
+	lastGood   map[string]config.ParsedFile
 	generation uint64
-	last       *reconciler.Config
+	last       *config.Loaded
 }
 
 // Diagnostics carry the config actor's diagnostics of a read into the
@@ -43,8 +43,8 @@ type Diagnostics struct{ Diagnostics []messages.Diagnostic }
 
 // configRead is the result of one read, made off the mailbox.
 type configRead struct {
-	config   reconciler.Config
-	lastGood map[string]reconciler.ParsedFile
+	config   config.Loaded
+	lastGood map[string]config.ParsedFile
 }
 
 // ConfigProps are the props of the config actor, which reads deps.Paths
@@ -92,7 +92,7 @@ func (a *configActor) startRead(c actor.Context) {
 	self, root := c.Self(), c.ActorSystem().Root
 	paths, lastGood, trust := a.paths, a.lastGood, a.trust
 	d := a.deps
-	opts := reconciler.LoadOptions{LookupEnv: d.LookupEnv, Home: d.Home, Workspace: d.Workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: d.WorkDir}
+	opts := config.LoadOptions{LookupEnv: d.LookupEnv, Home: d.Home, Workspace: d.Workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: d.WorkDir}
 	inputsFile, log := d.InputsFile, a.log
 	d.Work.Add(1)
 	go func() {
@@ -104,7 +104,7 @@ func (a *configActor) startRead(c actor.Context) {
 		if opts.Inputs, err = inputsFor(inputsFile); err != nil {
 			log.Warn("input store unusable: entries with inputs wait for them", zap.String("error", err.Error()))
 		}
-		cfg, good := reconciler.Load(d.ReadConfig(paths), opts, lastGood)
+		cfg, good := config.Load(d.ReadConfig(paths), opts, lastGood)
 		root.Send(self, &configRead{config: cfg, lastGood: good})
 	}()
 }
@@ -116,7 +116,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	// The generation is the version of the desired state: a save that
 	// only moves text (white space, comments, key order) keeps it, and
 	// only refreshes the positions the fleet shows.
-	changed := a.last == nil || !reconciler.SameDesired(*a.last, found)
+	changed := a.last == nil || !config.SameDesired(*a.last, found)
 	moved := !changed && (!reflect.DeepEqual(a.last.Servers, found.Servers) || !reflect.DeepEqual(a.last.Invalid, found.Invalid))
 	committed := changed && a.inflightReal
 	refreshed := moved && a.inflightReal
@@ -148,7 +148,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 // The first real resync follows the change (its answer shows the change's
 // plan); a dry run previews what the read found, under the generation it
 // would get, and commits nothing.
-func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.Config) {
+func (a *configActor) answer(c actor.Context, committed bool, found *config.Loaded) {
 	if committed {
 		c.Send(a.fleet, a.desiredState(a.generation, a.last))
 	}
@@ -156,7 +156,7 @@ func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.
 	for _, r := range a.inflight {
 		if r.DryRun {
 			gen := a.generation
-			if a.last == nil || !reconciler.SameDesired(*a.last, *found) {
+			if a.last == nil || !config.SameDesired(*a.last, *found) {
 				gen++ // what it would be
 			}
 			c.Send(a.fleet, &messages.Resync{ID: r.ID, DryRun: true, Generation: gen, Preview: a.desiredState(gen, found)})
@@ -167,6 +167,6 @@ func (a *configActor) answer(c actor.Context, committed bool, found *reconciler.
 	}
 }
 
-func (a *configActor) desiredState(gen uint64, cfg *reconciler.Config) *messages.DesiredState {
+func (a *configActor) desiredState(gen uint64, cfg *config.Loaded) *messages.DesiredState {
 	return &messages.DesiredState{Generation: gen, Servers: cfg.Servers, Invalid: cfg.Invalid}
 }

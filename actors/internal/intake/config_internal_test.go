@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // TestConfigActor_OneReadInFlight: triggers that arrive during a read cause
@@ -31,7 +31,7 @@ func TestConfigActor_OneReadInFlight(t *testing.T) {
 		Journal:   journal.New(journal.Options{MaxEvents: 16}),
 		Work:      &work,
 		Paths:     []string{"/nonexistent/.mcp.json"},
-		ReadConfig: func([]string) []reconciler.FileContent {
+		ReadConfig: func([]string) []config.FileContent {
 			release := make(chan struct{})
 			reads <- release
 			<-release

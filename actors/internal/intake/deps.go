@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors/journal"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
@@ -25,9 +25,9 @@ type Deps struct {
 	// Paths are the config files in precedence order.
 	Paths []string
 	// ReadConfig reads them (ondisk.ReadConfigFiles; tests block it).
-	ReadConfig func(paths []string) []reconciler.FileContent
+	ReadConfig func(paths []string) []config.FileContent
 	// LookupEnv, Home, Workspace and WorkDir are how entries expand
-	// (reconciler.LoadOptions).
+	// (config.LoadOptions).
 	LookupEnv                func(string) (string, bool)
 	Home, Workspace, WorkDir string
 	// NeedApproval are the project files whose entries run only as

@@ -6,7 +6,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
-// inputsFor is the lookup a config read gives reconciler.Load: the values
+// inputsFor is the lookup a config read gives config.Load: the values
 // of the store at path, read now (on the read goroutine). An unusable
 // store answers nothing, and its error is logged by the caller.
 func inputsFor(path string) (func(string) (string, bool), error) {
@@ -29,7 +29,7 @@ func watchedInputs(store string, paths []string) []string {
 	return append(paths[:len(paths):len(paths)], store)
 }
 
-// fileExists answers reconciler.LoadOptions.FileExists; it runs on the
+// fileExists answers config.LoadOptions.FileExists; it runs on the
 // config read's goroutine.
 func fileExists(path string) bool {
 	_, err := os.Stat(path)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // trustSetup is what the config actor needs to apply trust: the resolved
@@ -28,11 +28,11 @@ func newTrustSetup(d *Deps) trustSetup {
 // policy reads the approvals, which is I/O: it runs on the config actor's
 // read goroutine, never in Receive. nil means every file is trusted. A
 // store that cannot be used approves nothing (Load reports it).
-func (t trustSetup) policy() *reconciler.TrustPolicy {
+func (t trustSetup) policy() *config.TrustPolicy {
 	if t.needApproval == nil {
 		return nil
 	}
-	p := &reconciler.TrustPolicy{NeedApproval: t.needApproval, Store: t.store}
+	p := &config.TrustPolicy{NeedApproval: t.needApproval, Store: t.store}
 	if t.store != "" {
 		p.Approvals, p.StoreErr = ondisk.ReadApprovals(t.store)
 	}
@@ -60,6 +60,6 @@ func warnUntrusted(log *zap.Logger, invalid []messages.InvalidServer) {
 	}
 	for _, path := range slices.Sorted(maps.Keys(held)) {
 		log.Warn("project config file not approved: its servers do not run",
-			zap.String("file", path), zap.Int("servers", held[path]), zap.String("approve", reconciler.TrustHint(path)))
+			zap.String("file", path), zap.Int("servers", held[path]), zap.String("approve", config.TrustHint(path)))
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Bounds on one Catalog item. An item beyond them is not exposed (a
@@ -170,7 +170,7 @@ func listTemplates(ctx context.Context, server string, cs *mcp.ClientSession, c 
 
 // skip records an item left out.
 func (c *Catalog) skip(server string, kind messages.CatalogKind, key, why string) {
-	c.Skipped = append(c.Skipped, messages.CatalogItemSkipped{Server: server, Kind: kind, Key: reconciler.BoundText(key), Reason: why})
+	c.Skipped = append(c.Skipped, messages.CatalogItemSkipped{Server: server, Kind: kind, Key: redact.Bound(key), Reason: why})
 }
 
 // skipLarge drops the items check finds too large, recording each.

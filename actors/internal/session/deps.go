@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Deps are what every session of a Supervisor uses, the same for all of
@@ -31,7 +31,7 @@ type Deps struct {
 	Relay relay.Deps
 	// Redactor is the redactor for everything secret about a spec (its
 	// own secrets and the inherited environment's).
-	Redactor func(spec messages.ServerSpec) *reconciler.Redactor
+	Redactor func(spec messages.ServerSpec) *redact.Redactor
 	// Environ is the environment a stdio server of spec starts with,
 	// before its own env; BaseEnviron the embedder's own (a headersHelper
 	// runs in it). Either fails if the embedder's function panicked.

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // sessionRedactor is a session's redactor: the server's secrets, and
@@ -15,10 +15,10 @@ import (
 // concurrent use: the session's calls redact on goroutines of their own,
 // and the handler learns on the transport's.
 type sessionRedactor struct {
-	cur atomic.Pointer[reconciler.Redactor]
+	cur atomic.Pointer[redact.Redactor]
 }
 
-func newSessionRedactor(base *reconciler.Redactor) *sessionRedactor {
+func newSessionRedactor(base *redact.Redactor) *sessionRedactor {
 	r := &sessionRedactor{}
 	r.cur.Store(base)
 	return r
@@ -42,7 +42,7 @@ func (r *sessionRedactor) learn(secrets ...string) {
 
 // fixed is the redactor as it is now, for what is set up once (a stdio
 // server's stderr ring: stdio servers obtain no tokens).
-func (r *sessionRedactor) fixed() *reconciler.Redactor { return r.cur.Load() }
+func (r *sessionRedactor) fixed() *redact.Redactor { return r.cur.Load() }
 
 // redactLines redacts each line; the result is never nil.
 func redactLines(r relay.Redactor, lines []string) []string {

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // rig runs session actors as children of a parent actor of its own, the
@@ -43,7 +43,7 @@ func newRig(t *testing.T, dial func(messages.ServerSpec) (mcp.Transport, error))
 	r.deps = &Deps{
 		Clock: clock, Logger: zap.NewNop(), Work: &r.work, Context: ctx,
 		Relay:       relay.Deps{Clock: clock, Journal: journal.New(journal.Options{}), Work: &r.work, Logger: slog.New(slog.DiscardHandler), LogLevel: func() string { return "" }},
-		Redactor:    func(messages.ServerSpec) *reconciler.Redactor { return reconciler.NewRedactor() },
+		Redactor:    func(messages.ServerSpec) *redact.Redactor { return redact.New() },
 		Environ:     func(messages.ServerSpec) ([]string, error) { return nil, nil },
 		BaseEnviron: func() ([]string, error) { return nil, nil },
 		Dial:        dial, Version: "test",

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // Conn is what a session dials: an MCP transport plus, for stdio, the
@@ -97,7 +97,7 @@ func (c *Conn) SignalGroup(sig syscall.Signal) {
 
 // RedactStderr sets what the stderr tail is redacted with; call it before
 // the process starts. It does nothing for HTTP.
-func (c *Conn) RedactStderr(r *reconciler.Redactor) {
+func (c *Conn) RedactStderr(r *redact.Redactor) {
 	if c.stderr != nil {
 		c.stderr.redactWith(r)
 	}

@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // headersHelper runs an entry's headersHelper (Claude Code's field) and
@@ -110,7 +110,7 @@ func runHeadersHelper(ctx context.Context, spec messages.ServerSpec, environ []s
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = stdioWaitDelay
 	var out limitedBuffer
-	out.limit = reconciler.MaxHelperOutputBytes + 1
+	out.limit = config.MaxHelperOutputBytes + 1
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil {
 		// Neither its output nor its stderr is shown: either may hold
@@ -124,7 +124,7 @@ func runHeadersHelper(ctx context.Context, spec messages.ServerSpec, environ []s
 		}
 		return nil, fmt.Errorf("headersHelper could not run: %w", err)
 	}
-	headers, err := reconciler.ParseHelperHeaders(out.Bytes())
+	headers, err := config.ParseHelperHeaders(out.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("headersHelper %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"sync"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // stderrRing keeps the last lines a server wrote to stderr, redacted. It is
@@ -21,8 +21,8 @@ type stderrRing struct {
 	next     int      // index of the oldest line once the ring is full
 	partial  []byte   // an unterminated last line, raw, bounded by keep
 	max      int
-	redactor *reconciler.Redactor // nil until redactWith; then fixed
-	keep     int                  // stderrLineMax plus the redactor's lookahead
+	redactor *redact.Redactor // nil until redactWith; then fixed
+	keep     int              // stderrLineMax plus the redactor's lookahead
 }
 
 const (
@@ -34,7 +34,7 @@ func newStderrRing(max int) *stderrRing { return &stderrRing{max: max, keep: std
 
 // redactWith sets the redactor. It is called before the process starts,
 // so before the first Write.
-func (r *stderrRing) redactWith(red *reconciler.Redactor) {
+func (r *stderrRing) redactWith(red *redact.Redactor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.redactor, r.keep = red, stderrLineMax+red.Lookahead()

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // A secret straddling the line cut is redacted whole: cutting first once
@@ -28,13 +28,13 @@ func TestStderrRing_RedactsBeforeCutting(t *testing.T) {
 		{"crlf", func(r *stderrRing) { _, _ = r.Write([]byte(line + "\r\n")) }},
 	} {
 		r := newStderrRing(stderrLines)
-		r.redactWith(reconciler.NewRedactor(secret))
+		r.redactWith(redact.New(secret))
 		tt.write(r)
 		tail := r.Tail()
 		if len(tail) != 1 {
 			t.Fatalf("%s: tail has %d lines, want 1", tt.name, len(tail))
 		}
-		if got := tail[0]; strings.Contains(got, secret[:reconciler.MinSecretBytes]) || len(got) > stderrLineMax {
+		if got := tail[0]; strings.Contains(got, secret[:redact.MinSecretBytes]) || len(got) > stderrLineMax {
 			t.Errorf("%s: line of %d bytes ends %q: want at most %d bytes and no part of the secret", tt.name, len(got), got[len(got)-40:], stderrLineMax)
 		}
 	}

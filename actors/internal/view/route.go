@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // Errors routing ends with; the Supervisor re-exports each (actors.ErrX),
@@ -90,7 +90,7 @@ func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error)
 	if name == "" {
 		return nil, "", fmt.Errorf("%w: %q", ErrBadToolName, name)
 	}
-	if prefix, item, ok := reconciler.SplitName(name); ok {
+	if prefix, item, ok := config.SplitName(name); ok {
 		if row, found := s.byPrefix(prefix); found {
 			if row.Routable && !exposes(row, kind, item) {
 				return nil, "", fmt.Errorf("%w: %q has no %s %q", kind.unknown(), row.Status.Name, kind.noun(), item)
@@ -108,7 +108,7 @@ func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error)
 			return row, name, nil
 		}
 	}
-	if prefix, _, ok := reconciler.SplitName(name); ok && len(s.bare) == 0 {
+	if prefix, _, ok := config.SplitName(name); ok && len(s.bare) == 0 {
 		return nil, "", fmt.Errorf("%w: no server has the prefix %q", ErrUnknownServer, prefix)
 	}
 	if len(s.bare) == 0 {

@@ -30,7 +30,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 const server = "conformance"
@@ -179,7 +179,7 @@ func callTool(ctx context.Context, sup *actors.Supervisor) error {
 // login is `mcpvisor auth login conformance`: the config's entry, the
 // browser from $BROWSER.
 func login(ctx context.Context, cfg string, store oauth.Store) error {
-	loaded, _ := reconciler.Load(ondisk.ReadConfigFiles([]string{cfg}), reconciler.LoadOptions{LookupEnv: os.LookupEnv}, nil)
+	loaded, _ := config.Load(ondisk.ReadConfigFiles([]string{cfg}), config.LoadOptions{LookupEnv: os.LookupEnv}, nil)
 	if len(loaded.Servers) != 1 {
 		return fmt.Errorf("config: %v", loaded.Diagnostics)
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 const authUsage = `Usage:
@@ -82,8 +83,8 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	cf.defaults(lookup)
 	wd, home := workdirOr(cf.workdir), homeDir(lookup)
-	cfg, _ := reconciler.Load(ondisk.ReadConfigFiles(reconciler.ResolvePaths(cf.configs, wd, home)),
-		reconciler.LoadOptions{LookupEnv: lookup, Home: home, Trust: checkTrustPolicy(wd, home, lookup)}, nil)
+	cfg, _ := config.Load(ondisk.ReadConfigFiles(config.ResolvePaths(cf.configs, wd, home)),
+		config.LoadOptions{LookupEnv: lookup, Home: home, Trust: checkTrustPolicy(wd, home, lookup)}, nil)
 	var spec *messages.ServerSpec
 	for i := range cfg.Servers {
 		if cfg.Servers[i].Name == name {
@@ -110,7 +111,7 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 		return nil
 	}})
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", reconciler.NewRedactor(reconciler.SecretsOf(*spec)...).Redact(err.Error()))
+		fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", redact.New(config.SecretsOf(*spec)...).Redact(err.Error()))
 		return ExitFailed
 	}
 	fmt.Fprintf(io.Stdout, "logged in to %s (scopes: %s)\n", name, strings.Join(rec.Scopes, " "))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // checkCommand validates config files without starting any server: it
@@ -39,7 +39,7 @@ func checkCommand(args []string, io IO) int {
 	}
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	wd, home := workdirOr(*workdir), homeDir(lookup)
-	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
+	paths := config.ResolvePaths(fs.Args(), wd, home)
 	trust := checkTrustPolicy(wd, home, lookup)
 	var found discovered
 	if *discover {
@@ -49,21 +49,21 @@ func checkCommand(args []string, io IO) int {
 			trust.NeedApproval[p] = true
 		}
 	}
-	opts := reconciler.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
+	opts := config.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
 		Workspace: *workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: wd}
 	if vals, err := ondisk.ReadInputs(inputStorePath(lookup)); err == nil {
 		opts.Inputs = func(id string) (string, bool) { v, ok := vals[id]; return v, ok }
 	} else {
 		fmt.Fprintf(io.Stderr, "mcpvisor check: %v; entries with inputs are judged without stored values\n", err)
 	}
-	cfg, _ := reconciler.Load(ondisk.ReadConfigFiles(paths), opts, nil)
+	cfg, _ := config.Load(ondisk.ReadConfigFiles(paths), opts, nil)
 	report := newCheckReport(paths, cfg, *verbose)
 	if *discover {
 		report.Discovered = []discoveredFile{}
 		for _, p := range found.paths {
-			scope := reconciler.ScopeUser
+			scope := config.ScopeUser
 			if slices.Contains(found.project, p) {
-				scope = reconciler.ScopeProject
+				scope = config.ScopeProject
 			}
 			report.Discovered = append(report.Discovered, discoveredFile{Path: p, Tool: found.tools[p], Scope: scope})
 		}
@@ -94,9 +94,9 @@ type checkReport struct {
 
 // discoveredFile is a file --discover found.
 type discoveredFile struct {
-	Path  string           `json:"path"`
-	Tool  string           `json:"tool"`
-	Scope reconciler.Scope `json:"scope"`
+	Path  string       `json:"path"`
+	Tool  string       `json:"tool"`
+	Scope config.Scope `json:"scope"`
 }
 
 // checkEntry is one server as mcpvisor would run it: the state it would
@@ -129,7 +129,7 @@ type checkFile struct {
 	States  map[messages.State]int `json:"states"`
 }
 
-func newCheckReport(paths []string, cfg reconciler.Config, verbose bool) checkReport {
+func newCheckReport(paths []string, cfg config.Loaded, verbose bool) checkReport {
 	r := checkReport{Diagnostics: cfg.Diagnostics, Servers: []checkEntry{}}
 	if r.Diagnostics == nil {
 		r.Diagnostics = []messages.Diagnostic{}
@@ -210,7 +210,7 @@ func fileLine(f checkFile) string {
 	return plural(f.Servers, "server") + ": " + strings.Join(states, ", ")
 }
 
-// fileExists answers reconciler.LoadOptions.FileExists.
+// fileExists answers config.LoadOptions.FileExists.
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

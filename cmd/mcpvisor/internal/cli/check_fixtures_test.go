@@ -11,10 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden output of reconciler/testdata/check/*/check*.golden")
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden output of reconciler/config/testdata/check/*/check*.golden")
 
 // fixturesDir holds one directory per config rule (see its README.md).
-const fixturesDir = "../../../../reconciler/testdata/check"
+const fixturesDir = "../../../../reconciler/config/testdata/check"
 
 // TestCheck_Fixtures runs check and check --json over each rule's
 // fixture and compares the output with its golden files. The fixture is

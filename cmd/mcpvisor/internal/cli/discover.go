@@ -4,11 +4,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // discoverableProjectFiles are the project files discovery looks for
-// (reconciler.DiscoveryCandidates), for messages.
+// (config.DiscoveryCandidates), for messages.
 var discoverableProjectFiles = []string{".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json", ".gemini/settings.json"}
 
 // discovered are the config files --discover found, in precedence order,
@@ -26,13 +26,13 @@ func discoverFiles(workdir string, lookup func(string) (string, bool)) discovere
 		xdg = x
 	}
 	d := discovered{tools: map[string]string{}}
-	for _, c := range reconciler.DiscoveryCandidates(workdir, homeDir(lookup), xdg) {
+	for _, c := range config.DiscoveryCandidates(workdir, homeDir(lookup), xdg) {
 		if info, err := os.Stat(c.Path); err != nil || !info.Mode().IsRegular() {
 			continue
 		}
 		d.paths = append(d.paths, c.Path)
 		d.tools[c.Path] = c.Tool
-		if c.Scope == reconciler.ScopeProject {
+		if c.Scope == config.ScopeProject {
 			d.project = append(d.project, c.Path)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // configFlags are the flags of every command that supervises servers
@@ -60,7 +60,7 @@ func (f *autostartFlag) String() string {
 }
 
 func (f *autostartFlag) Set(s string) error {
-	a, ok := reconciler.AutostartOf(s)
+	a, ok := config.AutostartOf(s)
 	if !ok {
 		return fmt.Errorf("%q: use eager or lazy", s)
 	}
@@ -82,7 +82,7 @@ func (f *envPolicyFlag) String() string {
 }
 
 func (f *envPolicyFlag) Set(s string) error {
-	p, err := reconciler.ParseEnvPolicy(s)
+	p, err := config.ParseEnvPolicy(s)
 	if err != nil {
 		return err
 	}

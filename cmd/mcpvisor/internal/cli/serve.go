@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -211,7 +211,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	feed := sup.Follow(journal.Live, 4096)
 	// Of two servers claiming one name, URI or URI template, the one
 	// declared first wins: the gateway ranks them by these files.
-	order := reconciler.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
+	order := config.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
 	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order), gateway.WithTracerProvider(tp))
 	relay.Bind(gw)
 	gw.HoldFirstLists(f.startupWait, nil)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // trustCommand reviews and approves project config files (the default),
@@ -33,7 +33,7 @@ func trustCommand(args []string, io IO) int {
 	lookup := func(k string) (string, bool) { return lookupEnv(io, k) }
 	store := trustStorePath(lookup)
 	wd, home := workdirOr(*workdir), homeDir(lookup)
-	paths := reconciler.ResolvePaths(fs.Args(), wd, home)
+	paths := config.ResolvePaths(fs.Args(), wd, home)
 	switch {
 	case *list && (*revoke || *yes || len(paths) > 0):
 		fmt.Fprintln(io.Stderr, "mcpvisor trust: --list takes no files and no other flag")
@@ -65,13 +65,13 @@ func approveFiles(store string, paths []string, yes bool, io IO) int {
 		return ExitFailed
 	}
 	files := ondisk.ReadConfigFiles(paths)
-	policy := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}, Approvals: approvals}
+	policy := &config.TrustPolicy{NeedApproval: map[string]bool{}, Approvals: approvals}
 	for _, p := range paths {
 		policy.NeedApproval[p] = true
 	}
 	answers := bufio.NewReader(io.Stdin)
 	code := ExitOK
-	for i, d := range reconciler.DecideTrust(files, policy) {
+	for i, d := range config.DecideTrust(files, policy) {
 		switch {
 		case d.Missing:
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s: no such file\n", d.Path)
@@ -89,14 +89,14 @@ func approveFiles(store string, paths []string, yes bool, io IO) int {
 			fmt.Fprintf(io.Stdout, "%s: already approved as it is\n", d.Path)
 			continue
 		}
-		previews, _ := reconciler.PreviewEntries(d.Path, files[i].Data)
+		previews, _ := config.PreviewEntries(d.Path, files[i].Data)
 		printTrustPreview(io.Stdout, d, approvals.Files[d.Path], previews)
 		if ok, why := confirmApproval(io, answers, d.Path, yes); !ok {
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s not approved: %s\n", d.Path, why)
 			code = ExitFailed
 			continue
 		}
-		err := ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
+		err := ondisk.UpdateApprovals(store, func(a config.Approvals) (config.Approvals, error) {
 			return a.Approve(d, time.Now()), nil
 		})
 		if err != nil {
@@ -159,14 +159,14 @@ func listApprovals(store string, io IO) int {
 }
 
 // currentState says whether an approved file is still as approved.
-func currentState(path string, a reconciler.FileApproval) string {
+func currentState(path string, a config.FileApproval) string {
 	f := ondisk.ReadConfigFiles([]string{path})[0]
 	switch {
 	case f.Missing:
 		return "missing"
 	case f.ReadErr != nil:
 		return "unreadable"
-	case reconciler.ContentHash(f.Data) == a.SHA256:
+	case config.ContentHash(f.Data) == a.SHA256:
 		return "unchanged"
 	}
 	return "changed: new or changed servers wait for mcpvisor trust " + quoteArg(path)
@@ -176,8 +176,8 @@ func revokeApprovals(store string, paths []string, io IO) int {
 	code := ExitOK
 	for _, p := range paths {
 		var had bool
-		err := ondisk.UpdateApprovals(store, func(a reconciler.Approvals) (reconciler.Approvals, error) {
-			var out reconciler.Approvals
+		err := ondisk.UpdateApprovals(store, func(a config.Approvals) (config.Approvals, error) {
+			var out config.Approvals
 			out, had = a.Revoke(p)
 			return out, nil
 		})

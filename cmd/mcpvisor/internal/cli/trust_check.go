@@ -7,14 +7,14 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // checkTrustPolicy judges files as `run` without --config would: the
 // project files of workdir need approval, and the trust store says what
 // was approved. A store that cannot be used approves nothing.
-func checkTrustPolicy(workdir, home string, lookup func(string) (string, bool)) *reconciler.TrustPolicy {
-	p := &reconciler.TrustPolicy{NeedApproval: map[string]bool{}, Store: trustStorePath(lookup)}
+func checkTrustPolicy(workdir, home string, lookup func(string) (string, bool)) *config.TrustPolicy {
+	p := &config.TrustPolicy{NeedApproval: map[string]bool{}, Store: trustStorePath(lookup)}
 	for _, path := range projectPaths(slices.Concat(projectDefaults, userDefaults), workdir, home) {
 		p.NeedApproval[path] = true
 	}
@@ -33,6 +33,6 @@ func printUntrustedFiles(w io.Writer, invalid []messages.InvalidServer) {
 	}
 	for _, path := range sortedKeys(count) {
 		fmt.Fprintf(w, "%s: untrusted: %s do not run until approved; review and approve: %s\n",
-			path, plural(count[path], "server"), reconciler.TrustHint(path))
+			path, plural(count[path], "server"), config.TrustHint(path))
 	}
 }

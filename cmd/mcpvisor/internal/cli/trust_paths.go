@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // The config files mcpvisor reads when none is named, in precedence order,
@@ -38,10 +38,10 @@ func defaultConfigPaths(lookup func(string) (string, bool)) (paths []string, nam
 // project defaults, except one that is also a user file (mcpvisor started
 // in the home directory reads ~/.mcp.json as the user's own).
 func projectPaths(defaults []string, workdir, home string) []string {
-	user := reconciler.ResolvePaths(userDefaults, workdir, home)
+	user := config.ResolvePaths(userDefaults, workdir, home)
 	var out []string
-	for _, p := range reconciler.ResolvePaths(defaults, workdir, home) {
-		if slices.Contains(reconciler.ResolvePaths(projectDefaults, workdir, home), p) && !slices.Contains(user, p) {
+	for _, p := range config.ResolvePaths(defaults, workdir, home) {
+		if slices.Contains(config.ResolvePaths(projectDefaults, workdir, home), p) && !slices.Contains(user, p) {
 			out = append(out, p)
 		}
 	}

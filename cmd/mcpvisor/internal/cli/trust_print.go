@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // printTrustPreview shows what a file would run, entry by entry, as
@@ -16,14 +16,14 @@ import (
 // exactly (a hostile file cannot hide text behind terminal escapes), the
 // variables each entry reads by name, and only the names of env variables
 // and headers, whose values stay hidden.
-func printTrustPreview(w io.Writer, d reconciler.FileTrust, before reconciler.FileApproval, previews []reconciler.EntryPreview) {
+func printTrustPreview(w io.Writer, d config.FileTrust, before config.FileApproval, previews []config.EntryPreview) {
 	state := "not approved"
 	if d.Recorded {
 		state = fmt.Sprintf("changed since it was approved on %s: %d of its servers are untrusted",
 			before.ApprovedAt.UTC().Format("2006-01-02 15:04 UTC"), d.Untrusted())
 	}
 	fmt.Fprintf(w, "%s: %s (sha256 %s)\n", d.Path, state, d.SHA256)
-	trust := make(map[string]reconciler.EntryTrust, len(d.Entries))
+	trust := make(map[string]config.EntryTrust, len(d.Entries))
 	for _, e := range d.Entries {
 		trust[e.Name] = e
 	}
@@ -105,7 +105,7 @@ func quoteIfNeeded(s string) string {
 }
 
 // quoteArg quotes a path for the shell commands mcpvisor suggests.
-func quoteArg(p string) string { return reconciler.ShellQuote(p) }
+func quoteArg(p string) string { return config.ShellQuote(p) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
