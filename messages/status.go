@@ -40,6 +40,10 @@ type Status struct {
 	ObservedGeneration uint64         `json:"observedGeneration"`
 	Servers            []ServerStatus `json:"servers"`
 	ConfigErrors       []Diagnostic   `json:"configErrors"`
+	// ConfigFiles are the config files read, resolved, in precedence
+	// order: the first that declares a name wins, and of two servers
+	// that claim one resource, the one declared first owns it.
+	ConfigFiles []string `json:"configFiles,omitempty"`
 	// Failed is set once the Supervisor has failed (Supervisor.Err): the
 	// rows are the last ones seen, and nothing is supervised any more.
 	Failed string `json:"failed,omitempty"`

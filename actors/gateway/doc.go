@@ -10,6 +10,18 @@
 // Supervisor.Follow feed), so tests drive it with a fake fleet and
 // in-memory MCP clients, without a process.
 //
+// # Mounting
+//
+// Mount is how an embedder puts a gateway on a running Supervisor, in
+// one call (mount.go): it follows the Supervisor's live events before the
+// first catalog load, so no change falls between the two; builds the
+// gateway with the options given; binds the Relay the Supervisor was
+// started with; holds the first lists for the startup wait; runs Run on a
+// goroutine of its own; and ends ServeStdio and ServeListener once the
+// Supervisor ends. Close stops following and waits; then close the
+// Supervisor. New, Run, Bind and HoldFirstLists remain for tests that
+// drive a gateway with a fake Source.
+//
 // # Following the fleet
 //
 // Run loads the Source's catalog once, then applies every
@@ -140,6 +152,10 @@
 //
 // # Goroutines and who stops them
 //
+//   - Mount starts one goroutine, running Run, which Close stops and
+//     waits for. ServeStdio and ServeListener of a mounted gateway start
+//     one more each, which ends their context when the Supervisor ends
+//     and itself ends when they return.
 //   - Run runs on the caller's goroutine and returns when its context ends
 //     or the events channel is closed. It starts no goroutine. It relays
 //     each resource update itself: the go-sdk writes it to every

@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,85 +13,55 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// Mounting the gateway in an agent runtime's own process: one MCP server
-// whose tools are every supervised server's, kept in line with the fleet.
-// Here an MCP client connects to it in memory, sees the "notes" server's
-// tool appear and calls it; a runtime would instead serve gw.Server() to
-// its model, or use ServeStdio or ServeListener.
-func Example() {
+// Mounting the gateway, and the HTTP API, in an agent runtime's own HTTP
+// server, next to its own routes: one call each. Clients reach the
+// fleet's tools at /mcp (streamable HTTP, with the token), the API at
+// /api/v1/..., and the runtime keeps /hello for itself. The first
+// tools/list waits until the fleet has started (StartupWait).
+func ExampleMount() {
 	dir, _ := os.MkdirTemp("", "mcpvisor-gateway-example-")
 	defer os.RemoveAll(dir)
 	cfg := filepath.Join(dir, ".mcp.json")
 	_ = os.WriteFile(cfg, []byte(`{"mcpServers": {"notes": {"command": "notes-server"}}}`), 0o600)
-	sup, err := actors.Start(actors.Options{ConfigPaths: []string{cfg}, Dial: notesServer, DisableWatch: true})
+	sup, err := actors.Start(actors.Options{ConfigPaths: []string{cfg}, Dial: notesServer, DisableWatch: true, CacheDir: "-"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer sup.Close()
+
+	const token = "a-token-the-runtime-hands-its-clients"
+	gw := gateway.Mount(sup, gateway.MountOptions{StartupWait: 10 * time.Second})
+	defer gw.Close()
+	mcpHandler, _ := gw.Handler(gateway.HTTPOptions{Token: token})
+	api, _ := httpapi.New(httpapi.Options{Fleet: sup, Token: token})
+	mux := http.NewServeMux()
+	mux.Handle(gateway.Path, mcpHandler)
+	mux.Handle("/api/", api.Handler())
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "the runtime's own route") })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-
-	gw := gateway.New(sup, nil)
-	// A client connected before the gateway follows the fleet is told of
-	// every tool that appears.
-	changed := make(chan struct{}, 1)
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
-	})
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	if _, err := gw.Server().Connect(ctx, serverSide, nil); err != nil {
-		fmt.Println(err)
-		return
-	}
-	cs, err := client.Connect(ctx, clientSide, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + gateway.Path, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer cs.Close()
-
-	// Follow first, then Run: no change falls between its load and the feed.
-	feed := sup.Follow(journal.Live, 64)
-	defer feed.Close()
-	following, stop := context.WithCancel(ctx)
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		gw.Run(following, feed.C)
-	}()
-	defer func() {
-		stop()
-		<-ran
-	}()
-
-	for names := []string(nil); len(names) == 0; {
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			fmt.Println("no tools:", ctx.Err())
-			return
-		}
-		res, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		for _, t := range res.Tools {
-			names = append(names, t.Name)
-		}
-		if len(names) > 0 {
-			fmt.Println("tools:", names)
-		}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range tools.Tools {
+		fmt.Println("tool:", t.Name)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes__echo", Arguments: map[string]any{"message": "hello"}})
 	if err != nil {
@@ -97,9 +69,17 @@ func Example() {
 		return
 	}
 	fmt.Println("echo:", res.Content[0].(*mcp.TextContent).Text)
+	resp, err := (&http.Client{Transport: bearer{token, http.DefaultTransport}}).Get(srv.URL + "/api/v1/tools")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println("api:", resp.Status)
 	// Output:
-	// tools: [notes__echo]
+	// tool: notes__echo
 	// echo: hello
+	// api: 200 OK
 }
 
 // notesServer stands in for the "notes" server: an in-memory MCP server

@@ -77,6 +77,11 @@ type Gateway struct {
 	startup *startup
 	// tracer traces requests (WithTracerProvider); nil: none.
 	tracer trace.Tracer
+
+	// mount is set by Mount (mount.go); ended is closed once the
+	// Supervisor it follows ends, which ends the serving (nil: never).
+	mount *mount
+	ended <-chan struct{}
 }
 
 // Instructions is what the gateway tells clients about itself.

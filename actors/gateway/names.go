@@ -43,9 +43,10 @@ func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
 // WithConfigOrder gives the config files in precedence order (absolute and
 // resolved, as config.ResolvePaths makes them): of two servers that
 // claim one name, URI or URI template, the one declared first (earlier
-// file, then earlier line) wins. Without it, servers from files not listed
-// rank after those from listed ones, and ties go by file path, line, then
-// server name.
+// file, then earlier line) wins. Without it, the Source's status says
+// (Status.ConfigFiles, which a Supervisor fills in); servers from files
+// not listed rank after those from listed ones, and ties go by file path,
+// line, then server name.
 func WithConfigOrder(paths []string) Option {
 	return func(g *Gateway) { g.configPaths = slices.Clone(paths) }
 }
@@ -71,18 +72,23 @@ func (g *Gateway) exposedName(qualified, name string) string {
 // declared) once, on first use: only when two servers claim one key.
 func (g *Gateway) first() func(servers []string) string {
 	var pos map[string]messages.Position
+	files := g.configPaths
 	return func(servers []string) string {
 		if pos == nil {
 			pos = map[string]messages.Position{}
-			for _, row := range g.src.Status().Servers {
+			st := g.src.Status()
+			for _, row := range st.Servers {
 				pos[row.Name] = row.Source
+			}
+			if files == nil {
+				files = st.ConfigFiles
 			}
 		}
 		fileRank := func(path string) int {
-			if i := slices.Index(g.configPaths, path); i >= 0 {
+			if i := slices.Index(files, path); i >= 0 {
 				return i
 			}
-			return len(g.configPaths)
+			return len(files)
 		}
 		return slices.MinFunc(servers, func(a, b string) int {
 			pa, pb := pos[a], pos[b]

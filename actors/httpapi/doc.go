@@ -4,9 +4,10 @@
 // Prometheus metrics. docs/api.md is the reference for the wire format; the
 // wire types live in wire.go so the CLI decodes exactly what is served.
 //
-// The handlers depend on Fleet, a small interface that FleetOf adapts a
-// *actors.Supervisor to, so most tests drive them with the fake in
-// httpapitest.
+// The handlers depend on Fleet, a small interface an *actors.Supervisor
+// satisfies: New(Options{Fleet: sup, ...}) mounts the API on one, and
+// Serve or Handler (next to an embedder's own routes) serves it. Most
+// tests drive it with the fake in httpapitest.
 //
 // # Security
 //

@@ -11,8 +11,9 @@ import (
 )
 
 // Fleet is what the API serves: the read side, tool calls, prompt gets,
-// resource reads, resync, the event feed and the health of one supervisor. *actors.Supervisor is one;
-// tests use httpapitest.Fleet.
+// resource reads, resync, the event feed and the health of one
+// supervisor. An *actors.Supervisor is one (mounting the API on it is
+// New(Options{Fleet: sup, Token: ...})); tests use httpapitest.Fleet.
 type Fleet interface {
 	Status() messages.Status
 	Tools() []messages.Tool
@@ -31,7 +32,3 @@ type Fleet interface {
 	// /healthz answers 503 with it otherwise.
 	Err() error
 }
-
-// FleetOf returns sup as a Fleet (it is one); it stays for callers that
-// used it when the two differed.
-func FleetOf(sup *actors.Supervisor) Fleet { return sup }

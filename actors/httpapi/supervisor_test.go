@@ -40,7 +40,7 @@ func supervised(t *testing.T, servers map[string]testkit.Server, opts actors.Opt
 			t.Errorf("close: %v", err)
 		}
 	})
-	ts, _ := api(t, httpapi.Options{Fleet: httpapi.FleetOf(sup)})
+	ts, _ := api(t, httpapi.Options{Fleet: sup})
 	return ts, sup
 }
 

@@ -327,7 +327,8 @@ func (r *fleetActor) terminated(c actor.Context, m *actor.Terminated) {
 // refreshView swaps in a new snapshot: the rows of the named servers are
 // rebuilt from the fleet, the others are shared with the previous one.
 func (r *fleetActor) refreshView(names []string) {
-	meta := view.Meta{Generation: r.fleet.Generation(), Observed: r.fleet.ObservedGeneration(), ConfigErrors: r.fleet.Diagnostics()}
+	meta := view.Meta{Generation: r.fleet.Generation(), Observed: r.fleet.ObservedGeneration(), ConfigErrors: r.fleet.Diagnostics(),
+		ConfigFiles: r.deps.Policy.ConfigPaths}
 	r.view.Store(r.view.Load().Next(names, r.buildRow, meta))
 }
 

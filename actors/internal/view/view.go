@@ -45,6 +45,8 @@ type Snapshot[S comparable] struct {
 type Meta struct {
 	Generation, Observed uint64
 	ConfigErrors         []messages.Diagnostic
+	// ConfigFiles are the config files in precedence order.
+	ConfigFiles []string
 }
 
 // Row finds a server by name.
@@ -139,6 +141,7 @@ func (s *Snapshot[S]) Status() messages.Status {
 		ObservedGeneration: s.meta.Observed,
 		Servers:            make([]messages.ServerStatus, 0, len(s.rows)),
 		ConfigErrors:       append([]messages.Diagnostic{}, s.meta.ConfigErrors...),
+		ConfigFiles:        slices.Clone(s.meta.ConfigFiles),
 	}
 	for _, row := range s.rows {
 		ss := row.Status

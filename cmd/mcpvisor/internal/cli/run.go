@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/mcpvisor/mcpvisor/actors"
-	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
@@ -46,129 +44,51 @@ func parseRunFlags(args []string, io IO) (runFlags, error) {
 	return f, nil
 }
 
+// runCommand supervises the config files' servers in-process, prints
+// every event and serves the HTTP API, until a signal (ctx), a failed
+// supervisor or a failed API.
 func runCommand(ctx context.Context, args []string, io IO) int {
 	f, err := parseRunFlags(args, io)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitUsage
+		return usageError(io, "run", err)
 	}
-	log, err := newLogger(io.Stderr, f.logLevel, f.logFormat)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitUsage
+	log, tp, done, code := prelude(ctx, "run", f.configFlags, io)
+	if code != ExitOK {
+		return code
 	}
-	defer func() { _ = log.Sync() }()
-	tp, flushTraces, err := startTracing(ctx, "run", io)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitUsage
-	}
-	defer flushTraces() // after the Supervisor closed: its last spans have ended
-	var token apiToken
-	if apiOn(f.listen) {
-		if token, err = serverToken(f.tokenFile, io.LookupEnv); err == nil {
-			err = httpapi.CheckOrigins(f.allowOrigins)
-		}
-		if err != nil {
-			fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-			return ExitUsage
-		}
-	}
+	defer done()
 	// Listen before starting any server: a taken port fails fast.
-	listener, code := listenAPI(f.listen, token.value, io)
+	api, code := openAPI(f, log, io)
 	if code != ExitOK {
 		return code
 	}
 	opts := f.options(log, io.LookupEnv)
-	opts.Environ = serverEnviron
-	opts.Secrets = []string{token.value}
+	opts.Environ, opts.Secrets, opts.TracerProvider = serverEnviron, []string{api.token.value}, tp
 	// Servers' log messages become server.log events: ask those that
 	// support logging/setLevel for info and above.
 	opts.LogLevel = "info"
-	opts.TracerProvider = tp
 	sup, err := actors.Start(opts)
 	if err != nil {
-		if listener != nil {
-			_ = listener.Close()
-		}
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitFailed
+		api.close()
+		return finalCode(io, "run", err)
 	}
 	// From the first event: the printer shows everything since Start.
 	feed := sup.Follow(0, 1024)
 	fmt.Fprintf(io.Stdout, "mcpvisor: supervising %s (Ctrl-C to stop)\n", strings.Join(f.configs, ", "))
-	if listener != nil {
-		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s (bearer token in %s)\n", listener.Addr(), token.from)
-	}
+	api.announce(io)
 	printed := printEvents(feed, io)
-
-	// The API is shut down before the supervisor: its event streams end
-	// and its in-flight calls are cancelled first.
-	apiCtx, stopAPI := context.WithCancel(ctx)
-	defer stopAPI()
-	served := make(chan error, 1) // written only if the API runs
-	if listener != nil {
-		api, err := httpapi.New(httpapi.Options{Fleet: httpapi.FleetOf(sup), Token: token.value, AllowOrigins: f.allowOrigins, Logger: log})
-		if err != nil { // CheckOrigins accepted them: not expected
-			_ = listener.Close()
-			served <- err
-		} else {
-			go func() { served <- api.Serve(apiCtx, listener) }()
-		}
-	}
-	var apiErr error
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(io.Stdout, "mcpvisor: stopping every server")
-		stopAPI()
-		if listener != nil {
-			apiErr = <-served
-		}
-	case apiErr = <-served: // Serve returns early only on failure
-		fmt.Fprintln(io.Stdout, "mcpvisor: the HTTP API failed; stopping every server")
-	case <-sup.Done(): // a core actor failed: the servers are stopping
-		stopAPI()
-		if listener != nil {
-			apiErr = <-served
-		}
-	}
+	apiErr := api.serveUntil(ctx, sup, io)
 	failed := sup.Err() // nil unless a core actor failed
 	closeErr := sup.Close()
 	<-printed // the feed ends after the supervisor's last event
 	feed.Close()
 	if failed != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", failed)
-		return ExitFailed
+		return finalCode(io, "run", failed)
 	}
-	if err := errors.Join(apiErr, closeErr); err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return ExitFailed
-	}
-	return ExitOK
-}
-
-// apiOn reports whether --listen asks for the API.
-func apiOn(addr string) bool { return addr != "" && addr != "off" }
-
-// listenAPI opens the API's listener; nil when the API is off. It refuses
-// a non-loopback address without a long enough token.
-func listenAPI(addr, token string, io IO) (net.Listener, int) {
-	if !apiOn(addr) {
-		return nil, ExitOK
-	}
-	if err := httpapi.CheckExposure(addr, token); err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: %v\n", err)
-		return nil, ExitUsage
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor run: cannot serve the HTTP API: %v: is another `mcpvisor run` using it? pass --listen HOST:PORT, or --listen off\n", err)
-		return nil, ExitFailed
-	}
-	return l, ExitOK
+	return finalCode(io, "run", errors.Join(apiErr, closeErr))
 }
 
 // printEvents prints, on a goroutine, every event feed delivers. The

@@ -5,18 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
-	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -106,16 +104,6 @@ func (f serveFlags) httpOptions(token string) gateway.HTTPOptions {
 	return o
 }
 
-// homeOr is home, or the user's home directory when home is empty (as
-// actors.Options defaults it).
-func homeOr(home string) string {
-	if home != "" {
-		return home
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
 // listenImpliesHTTP makes --listen alone mean --transport http: an
 // address only makes sense for HTTP, and serving stdio instead would leave
 // whoever asked for the address waiting on a port nobody listens on.
@@ -135,129 +123,38 @@ func listenImpliesHTTP(fs *flag.FlagSet, f *serveFlags) error {
 
 // serveCommand runs the supervisor in-process and serves its fleet's tools
 // as one MCP server, on stdio or streamable HTTP, until a signal (ctx),
-// stdin's end (stdio) or a fatal serving error. Stdout belongs to MCP in
-// stdio mode: everything else goes to stderr.
+// stdin's end (stdio), a failed supervisor or a fatal serving error.
+// Stdout belongs to MCP in stdio mode: everything else goes to stderr.
 func serveCommand(ctx context.Context, args []string, io IO) int {
 	f, err := parseServeFlags(args, io)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
+	if err == nil {
+		err = refuseNested(f, io)
+	}
 	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-		return ExitUsage
+		return usageError(io, "serve", err)
 	}
-	if parent, ok := lookupEnv(io, parentEnv); ok && parent != "" {
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: refusing to start: launched by another gateway (%s=%s) whose config lists the gateway itself; "+
-			"remove the entry that runs `mcpvisor serve` from %s\n", parentEnv, parent, strings.Join(f.configs, ", "))
-		return ExitUsage
+	log, tp, done, code := prelude(ctx, "serve", f.configFlags, io)
+	if code != ExitOK {
+		return code
 	}
-	log, err := newLogger(io.Stderr, f.logLevel, f.logFormat)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-		return ExitUsage
-	}
-	defer func() { _ = log.Sync() }()
-	tp, flushTraces, err := startTracing(ctx, "serve", io)
-	if err != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-		return ExitUsage
-	}
-	defer flushTraces() // after the Supervisor closed: its last spans have ended
-
+	defer done()
 	// The token and the listener come before any server starts, so a
 	// refusal or a taken port costs nothing.
-	var ln net.Listener
-	var token apiToken
-	if f.transport == "http" {
-		if !f.noAuth {
-			token, err = serverToken(f.tokenFile, func(k string) (string, bool) { return lookupEnv(io, k) })
-		}
-		if err == nil {
-			err = gateway.CheckOrigins(f.allowOrigins)
-		}
-		if err != nil {
-			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-			return ExitUsage
-		}
-		if ln, err = net.Listen("tcp", f.listen); err != nil {
-			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-			return ExitFailed
-		}
+	ep, code := openServeEndpoint(f, io)
+	if code != ExitOK {
+		return code
 	}
-	opts := f.options(log, io.LookupEnv)
-	// Servers learn that a gateway started them, so a config that lists
-	// the gateway itself ends at the first nested gateway instead of
-	// starting gateways without end.
-	// (The value is distinctive because inherited values are redacted
-	// wherever they appear: a bare pid would blank out matching digits.)
-	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
-	opts.Environ = func() []string { return append(serverEnviron(), mark) }
-	opts.Secrets = []string{token.value}
-	opts.TracerProvider = tp
-	// Servers' sampling and elicitation requests and log messages go to
-	// the gateway's clients (the relay is bound once the gateway exists).
 	relay := &gateway.Relay{}
-	relay.Install(&opts)
-	sup, err := actors.Start(opts)
+	sup, err := actors.Start(f.serveOptions(log, tp, ep.token.value, relay, io))
 	if err != nil {
-		if ln != nil {
-			_ = ln.Close()
-		}
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-		return ExitFailed
+		ep.close()
+		return finalCode(io, "serve", err)
 	}
-	// Follow before the gateway loads the fleet's catalog: every change
-	// after the load is in the feed.
-	feed := sup.Follow(journal.Live, 4096)
-	// Of two servers claiming one name, URI or URI template, the one
-	// declared first wins: the gateway ranks them by these files.
-	order := config.ResolvePaths(opts.ConfigPaths, workdirOr(opts.WorkDir), homeOr(opts.Home))
-	gw := gateway.New(sup, log.Named("gateway"), gateway.WithNames(f.names), gateway.WithConfigOrder(order), gateway.WithTracerProvider(tp))
-	relay.Bind(gw)
-	gw.HoldFirstLists(f.startupWait, nil)
-	follow, stopFollowing := context.WithCancel(context.Background())
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		gw.Run(follow, feed.C)
-	}()
-	// A failed supervisor ends the serving as a signal would.
-	ctx, stopServing := context.WithCancel(ctx)
-	watching := make(chan struct{})
-	go func() {
-		defer close(watching)
-		select {
-		case <-sup.Done():
-			stopServing()
-		case <-ctx.Done():
-		}
-	}()
-	defer func() {
-		stopServing()
-		<-watching
-	}()
-
-	configs := strings.Join(f.configs, ", ")
-	var serveErr error
-	if ln != nil {
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: MCP gateway at http://%s%s, supervising %s\n", ln.Addr(), gateway.Path, configs)
-		if f.noAuth {
-			fmt.Fprintf(io.Stderr, "mcpvisor serve: warning: --no-auth: anyone who can reach %s, any local user included, can call every tool\n", ln.Addr())
-		} else {
-			fmt.Fprintf(io.Stderr, "mcpvisor serve: clients must send Authorization: Bearer TOKEN, the token in %s\n", token.from)
-		}
-		serveErr = gw.ServeListener(ctx, ln, f.httpOptions(token.value))
-	} else {
-		// A client that closes our stdout before we are done must not
-		// kill the process with SIGPIPE (Go's default for fd 1 and 2):
-		// the write fails instead, the session ends, servers are stopped.
-		pipes := make(chan os.Signal, 1)
-		signal.Notify(pipes, syscall.SIGPIPE)
-		defer signal.Stop(pipes)
-		fmt.Fprintf(io.Stderr, "mcpvisor serve: MCP gateway on stdio, supervising %s\n", configs)
-		serveErr = gw.ServeStdio(ctx, io.Stdin, io.Stdout)
-	}
-
+	gw := gateway.Mount(sup, gateway.MountOptions{Logger: log.Named("gateway"), Names: f.names, StartupWait: f.startupWait, Relay: relay, TracerProvider: tp})
+	serveErr := ep.serve(ctx, gw, f, io)
 	failed := sup.Err() // nil unless a core actor failed
 	switch {
 	case failed != nil:
@@ -268,16 +165,35 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "mcpvisor serve: client closed the connection; stopping every server")
 	}
 	// Clients are gone: stop following, then stop every server.
-	stopFollowing()
-	<-followed
-	feed.Close()
-	closeErr := sup.Close()
-	code := ExitOK
-	for _, err := range []error{failed, serveErr, closeErr} {
-		if err != nil {
-			fmt.Fprintf(io.Stderr, "mcpvisor serve: %v\n", err)
-			code = ExitFailed
-		}
+	gw.Close()
+	return finalCode(io, "serve", failed, serveErr, sup.Close())
+}
+
+// refuseNested refuses to start a gateway that another one started: its
+// config lists the gateway itself.
+func refuseNested(f serveFlags, io IO) error {
+	if parent, ok := lookupEnv(io, parentEnv); ok && parent != "" {
+		return fmt.Errorf("refusing to start: launched by another gateway (%s=%s) whose config lists the gateway itself; "+
+			"remove the entry that runs `mcpvisor serve` from %s", parentEnv, parent, strings.Join(f.configs, ", "))
 	}
-	return code
+	return nil
+}
+
+// serveOptions are the Supervisor's options for serve: the flags', plus
+// the mark of the gateway in every server's environment, the token to
+// redact, the tracer, and the relay that hands the servers' requests to
+// the gateway's clients.
+func (f serveFlags) serveOptions(log *zap.Logger, tp trace.TracerProvider, token string, relay *gateway.Relay, io IO) actors.Options {
+	opts := f.options(log, io.LookupEnv)
+	// Servers learn that a gateway started them, so a config that lists
+	// the gateway itself ends at the first nested gateway instead of
+	// starting gateways without end. (The value is distinctive because
+	// inherited values are redacted wherever they appear: a bare pid would
+	// blank out matching digits.)
+	mark := parentEnv + "=mcpvisor-serve-" + strconv.Itoa(os.Getpid())
+	opts.Environ = func() []string { return append(serverEnviron(), mark) }
+	opts.Secrets = []string{token}
+	opts.TracerProvider = tp
+	relay.Install(&opts)
+	return opts
 }
