@@ -9,50 +9,31 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
-// CallOption changes one call made through the Supervisor (CallTool).
+// CallOption changes one request made through the Supervisor.
 type CallOption func(*callOptions)
 
 // callOptions are what the options of one call set.
 type callOptions = relay.CallOptions
 
-// WithProgress asks the upstream server for progress on this call (its
-// request carries a progressToken of mcpvisor's own, unique to the call)
-// and hands every notifications/progress for it to f, in the order the
-// server sent them. f runs on the session's progress goroutine (over
-// streamable HTTP, the go-sdk's notification goroutine): it must be quick
-// and must not call back into the Supervisor. When the
-// server's config sets resetTimeoutOnProgress, each notification also
-// restarts the call's timeout.
+// WithProgress hands the server's progress notifications for the call to f,
+// in order, on a session goroutine: f must be quick.
 func WithProgress(f func(messages.Progress)) CallOption {
 	return func(o *callOptions) { o.Progress = f }
 }
 
-// WithLogLevel sends level (debug ... emergency) as the call's log level
-// to servers on protocol 2026-07-28, where the level travels with each
-// request (its _meta io.modelcontextprotocol/logLevel) instead of a
-// logging/setLevel. Older servers use the level of SetLogLevel.
+// WithLogLevel is the call's log level for servers on protocol 2026-07-28.
 func WithLogLevel(level string) CallOption {
 	return func(o *callOptions) { o.LogLevel = level }
 }
 
-// WithClientCapabilities says what the caller itself can answer (its
-// client's capabilities). On protocol 2026-07-28, where each request
-// carries its client's capabilities, the call then tells the server only
-// of the sampling, elicitation and roots the caller can answer, so a
-// server that gates on them treats the call as the caller's own. Roots
-// that the server's config lists stay, whoever calls.
+// WithClientCapabilities narrows what the call tells a 2026-07-28 server
+// it can answer to what its caller can.
 func WithClientCapabilities(caps *mcp.ClientCapabilities) CallOption {
 	return func(o *callOptions) { o.CallerCaps = caps }
 }
 
-// WithInputPassThrough says the caller answers a server's input requests
-// itself (protocol 2026-07-28, SEP-2322: sampling, elicitation and roots
-// asked for in a call's result): a result that asks for input is returned
-// to it as the server sent it (its InputRequests and RequestState set),
-// instead of being answered through the Options handlers and retried.
-// responses and state are what the caller's own retry carries (nil and ""
-// on its first try); they go to the server with the call. Without this
-// option, mcpvisor answers input requests itself, for every protocol.
+// WithInputPassThrough returns a server's input requests to the caller
+// instead of answering them (2026-07-28, SEP-2322).
 func WithInputPassThrough(responses mcp.InputResponseMap, state string) CallOption {
 	return func(o *callOptions) {
 		o.PassInput, o.InputResponses, o.RequestState = true, responses, state
@@ -69,11 +50,8 @@ func buildCallOptions(opts []CallOption) callOptions {
 	return o
 }
 
-// WithCaller marks ctx as a call made on behalf of caller (any comparable
-// value naming who asked: the gateway passes its client's session). A
-// request an upstream server sends while that call is in flight
-// (sampling, elicitation) reaches the Options handlers with a context
-// derived from the call's, so CallerOf names who to ask.
+// WithCaller marks ctx as a request made on behalf of caller, whom
+// CallerOf names to the Options handlers.
 func WithCaller(ctx context.Context, caller any) context.Context {
 	return relay.WithCaller(ctx, caller)
 }

@@ -71,6 +71,13 @@ func readHandler(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadReso
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "content of " + req.Params.URI}}}, nil
 }
 
+// readAs answers every read with the server's name.
+func readAs(server string) mcp.ResourceHandler {
+	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: server}}}, nil
+	}
+}
+
 // After connect a session lists prompts, resources and templates: they
 // are readable through the Supervisor, counted in status, and announced
 // as one event per kind with everything added.
@@ -236,8 +243,9 @@ func TestCatalog_GetReadCompleteAreRoutedWithClassifiedErrors(t *testing.T) {
 	if err != nil || read.Contents[0].Text != "content of mem://a/items/42" {
 		t.Fatalf("ReadResource(template) = %v, %v", read, err)
 	}
-	if srv, ok := sup.ResourceServer("mem://b/items/7"); !ok || srv != "b" {
-		t.Fatalf("ResourceServer = %q, %v", srv, ok)
+	// Only b's template matches: a would not know the URI.
+	if read, err := sup.ReadResource(ctx, "mem://b/items/7"); err != nil || read.Contents[0].Text != "content of mem://b/items/7" {
+		t.Fatalf("ReadResource(b's template) = %v, %v", read, err)
 	}
 	comp, err := sup.Complete(ctx, &mcp.CompleteReference{Type: "ref/prompt", Name: actors.QualifiedName("a", "greet")}, mcp.CompleteParamsArgument{Name: "who", Value: "wo"}, nil)
 	if err != nil || comp.Completion.Values[0] != "ref/prompt greet wo" {
@@ -376,8 +384,8 @@ func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 	ctx := testContext(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	first, second := newCatalogServer("first"), newCatalogServer("second")
-	first.srv.AddResource(&mcp.Resource{URI: "mem://shared", Name: "from first"}, readHandler)
-	second.srv.AddResource(&mcp.Resource{URI: "mem://shared", Name: "from second"}, readHandler)
+	first.srv.AddResource(&mcp.Resource{URI: "mem://shared", Name: "from first"}, readAs("zfirst"))
+	second.srv.AddResource(&mcp.Resource{URI: "mem://shared", Name: "from second"}, readAs("asecond"))
 	f := newFleet(t, map[string]func() *mcp.Server{"zfirst": func() *mcp.Server { return first.srv }, "asecond": func() *mcp.Server { return second.srv }})
 	path := configFor(t) // written in this order: zfirst before asecond
 	writeOrdered(t, path, "zfirst", "asecond")
@@ -386,8 +394,8 @@ func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 	if c := ev.(*messages.CatalogConflict); c.Winner != "zfirst" || c.Loser != "asecond" || c.Key != "mem://shared" || c.Kind != messages.KindResources {
 		t.Fatalf("conflict %+v", c)
 	}
-	if srv, _ := sup.ResourceServer("mem://shared"); srv != "zfirst" {
-		t.Fatalf("mem://shared routes to %q, want zfirst", srv)
+	if read, err := sup.ReadResource(ctx, "mem://shared"); err != nil || read.Contents[0].Text != "zfirst" {
+		t.Fatalf("reading mem://shared = %v, %v: want zfirst's answer", read, err)
 	}
 	n := 0
 	for _, r := range sup.Resources() {

@@ -76,8 +76,7 @@ func TestSupervisor_StoredInputStartsTheEntryAndNeverShows(t *testing.T) {
 	}
 
 	outputs := map[string]any{"status": sup.Status(), "tools": sup.Tools()}
-	events, _ := sup.EventsSince(0)
-	outputs["events"] = events
+	outputs["events"] = rec.Since(0)
 	for what, v := range outputs {
 		data, _ := json.Marshal(v)
 		if strings.Contains(string(data), secret) {

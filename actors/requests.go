@@ -24,12 +24,7 @@ import (
 // call timeout.
 
 // CallTool calls a tool by its exposed name, QualifiedName(prefix, tool).
-// A result with IsError set is a successful call. Errors wrap
-// ErrBadToolName, ErrUnknownServer, ErrUnknownTool, ErrNotReady,
-// ErrUpstream, ErrCallTimeout or ErrCanceled, or are Err (ErrClosed,
-// ErrFailed) once the Supervisor has ended. Options ask for progress
-// (WithProgress) or set the call's log level (WithLogLevel); WithCaller
-// on ctx says on whose behalf it is made.
+// Errors wrap one of the Err values; a result with IsError set is a success.
 func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
@@ -50,14 +45,12 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 	return out, nil
 }
 
-// Prompts returns the prompts of every ready server, sorted by server and
-// name (and the cached ones, as Tools). Expose each as QualifiedName(p.Prefix, p.Name).
+// Prompts returns the prompts, as Tools.
 func (s *Supervisor) Prompts() []messages.Prompt {
 	return s.tree.Snapshot().Prompts()
 }
 
-// GetPrompt gets a prompt by its exposed name (QualifiedName(prefix,
-// prompt)) with its arguments. Options as for CallTool.
+// GetPrompt gets a prompt by its exposed name, as CallTool.
 func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
 	row, prompt, err := s.promptRow(name)
 	if err != nil {
@@ -83,34 +76,18 @@ func (s *Supervisor) promptRow(name string) (*fleet.Row, string, error) {
 	return s.tree.Snapshot().RoutePrompt(name)
 }
 
-// Resources returns the resources of every ready server, sorted by server
-// and URI (and the cached ones, as Tools, which no read reaches until
-// their server is ready). A URI two servers list is owned by the first in config order;
-// the other's entry is left out (and reported as a CatalogConflict).
+// Resources returns the resources, as Tools; of two servers listing one
+// URI, the first in config order owns it.
 func (s *Supervisor) Resources() []messages.Resource {
 	return s.tree.Snapshot().Resources()
 }
 
-// ResourceTemplates returns the resource templates of every ready server,
-// sorted by server and URI template; conflicts and cached ones as for
-// Resources.
+// ResourceTemplates returns the resource templates, as Resources.
 func (s *Supervisor) ResourceTemplates() []messages.ResourceTemplate {
 	return s.tree.Snapshot().Templates()
 }
 
-// ResourceServer names the server a URI is routed to: the first in config
-// order that lists a resource of that URI, else the first whose template
-// matches it.
-func (s *Supervisor) ResourceServer(uri string) (server string, ok bool) {
-	row, ok := s.tree.Snapshot().ResourceOwner(uri)
-	if !ok {
-		return "", false
-	}
-	return row.Status.Name, true
-}
-
-// ReadResource reads a resource by URI from the server that owns it.
-// Options as for CallTool.
+// ReadResource reads a resource from the server that owns its URI.
 func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
@@ -130,10 +107,8 @@ func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallO
 	return res.(*mcp.ReadResourceResult), nil
 }
 
-// Complete asks for completions of one argument. ref is a ref/prompt with
-// the prompt's qualified name, or a ref/resource with a URI template (or
-// URI) as exposed; it is routed to its server and rewritten to the
-// server's own name for it. Errors as for GetPrompt, plus ErrBadReference.
+// Complete completes an argument of a prompt (by qualified name) or of a
+// resource template, on its server.
 func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, argument mcp.CompleteParamsArgument, cctx *mcp.CompleteContext) (*mcp.CompleteResult, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("%w: none given", ErrBadReference)

@@ -17,10 +17,9 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
-// Supervisor keeps MCP client sessions in line with a set of config
-// files. Start it, read Tools and Status, call tools, Resync, follow
-// events, and Close it. All methods are safe for concurrent use; reads
-// never block and return copies.
+// Supervisor keeps MCP client sessions in line with a set of config files.
+// Its methods are safe for concurrent use; reads never block and return
+// copies.
 type Supervisor struct {
 	opts    Options
 	sys     *actor.ActorSystem
@@ -42,8 +41,8 @@ type Supervisor struct {
 // Tests reach the actor tree through actorstest, never through this API.
 func init() { testhook.Tree = func(sup any) *fleet.Tree { return sup.(*Supervisor).tree } }
 
-// Start builds the actors and starts supervising. It returns once the
-// actors exist; servers come up on their own and are reported as events.
+// Start builds the actors and starts supervising. Servers come up on their
+// own, reported as events.
 func Start(opts Options) (*Supervisor, error) {
 	opts = opts.withDefaults()
 	if len(opts.ConfigPaths) == 0 {
@@ -60,8 +59,8 @@ func Start(opts Options) (*Supervisor, error) {
 	return s, nil
 }
 
-// Status returns a copy of the fleet's status. Once the Supervisor has
-// failed, Status.Failed says why and the rows are the last ones seen.
+// Status returns the fleet's status; once the Supervisor has failed,
+// Status.Failed says why.
 func (s *Supervisor) Status() messages.Status {
 	st := s.tree.Snapshot().Status()
 	if err := s.tree.Failed(); err != nil {
@@ -70,11 +69,8 @@ func (s *Supervisor) Status() messages.Status {
 	return st
 }
 
-// Tools returns the exposed tools of every ready server (and of every lazy
-// server between sessions, which a call starts), and the cached ones
-// (Tool.Cached) of every server that is not up yet and shows its last
-// catalog (see Options.CacheDir), sorted by server and name. Expose each
-// as QualifiedName(t.Prefix, t.Name). A failed Supervisor has none.
+// Tools returns the tools of every ready or lazy server, and the cached ones
+// of servers not up yet, sorted by server and name.
 func (s *Supervisor) Tools() []messages.Tool {
 	if s.tree.Failed() != nil {
 		return []messages.Tool{}
@@ -82,20 +78,15 @@ func (s *Supervisor) Tools() []messages.Tool {
 	return s.tree.Snapshot().Tools()
 }
 
-// Done is closed when the Supervisor has ended: by Close, or because a
-// core actor failed (then every server is being stopped; Close still
-// waits for them). Err says which.
+// Done is closed when the Supervisor has ended: by Close, or a failure.
 func (s *Supervisor) Done() <-chan struct{} { return s.tree.Done() }
 
-// Err is nil while the Supervisor runs. Once Done is closed it is
-// ErrClosed after Close, or an error wrapping ErrFailed that names the
-// actor that failed and why; every call then returns it at once.
+// Err is nil while the Supervisor runs, then ErrClosed or an error wrapping
+// ErrFailed; every call then returns it.
 func (s *Supervisor) Err() error { return s.tree.Err() }
 
-// Resync re-reads every config file and retries every failed server now,
-// without touching healthy unchanged ones. It returns the plan and, unless
-// dryRun, waits (bounded by ctx) for the outcome of every server the plan
-// started or retried.
+// Resync re-reads the config and retries every failed server now; unless
+// dryRun, it waits (bounded by ctx) for the outcome of what it started.
 func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error) {
 	if err := s.Err(); err != nil {
 		return nil, nil, err
@@ -103,19 +94,8 @@ func (s *Supervisor) Resync(ctx context.Context, dryRun bool) (*messages.ResyncP
 	return s.tree.Resync(ctx, dryRun)
 }
 
-// EventsSince returns the kept events after sequence number seq, oldest
-// first; truncated reports that older ones were already dropped.
-func (s *Supervisor) EventsSince(seq uint64) (events []*messages.Envelope, truncated bool) {
-	return s.journal.Since(seq)
-}
-
-// Follow is the one way to follow the Supervisor's events: it replays the
-// kept events after since (0: all of them; journal.Live: none), then
-// delivers live events as they are published, with no gap and no
-// duplicate, and recovers by itself when the reader falls behind (see
-// journal.Feed). buffer is how many events the feed holds for a slow
-// reader. The feed ends once the Supervisor is closed and its last events
-// were delivered.
+// Follow replays the kept events after since (0: all; journal.Live: none),
+// then delivers live ones, with no gap and no duplicate, until Close.
 func (s *Supervisor) Follow(since uint64, buffer int) *journal.Feed {
 	return s.journal.Follow(since, buffer)
 }
@@ -126,14 +106,8 @@ func (s *Supervisor) Follow(since uint64, buffer int) *journal.Feed {
 // stop grace on their own.
 const closeBound = 5 * time.Second
 
-// Close stops every actor, every server process and every goroutine the
-// supervisor started, then ends every Feed once it delivered the last
-// events. Servers get StopGrace to exit before their process groups are
-// signalled, so Close returns within about StopGrace plus a second, even
-// during a hung connect, and within StopGrace plus closeBound (5s) even
-// if a failed core actor cannot stop. It is idempotent, and also needed
-// after a failure (Err then stays the failure). It returns nil unless
-// stopping itself went wrong.
+// Close stops every actor, server and goroutine the Supervisor started,
+// within about StopGrace, then ends every Feed. It is idempotent.
 func (s *Supervisor) Close() error {
 	s.closeOnce.Do(func() {
 		s.tree.End(ErrClosed)
@@ -161,11 +135,9 @@ func (s *Supervisor) replyErr(err error) error {
 	return err
 }
 
-// QualifiedName is how an item of a server is named across the fleet:
-// prefix__name, or name alone when the prefix is empty. Expose a Tool or
-// a Prompt as QualifiedName(Prefix, Name).
+// QualifiedName is an item's fleet-wide name: prefix__name, or name when the
+// prefix is empty.
 func QualifiedName(prefix, name string) string { return config.QualifiedName(prefix, name) }
 
-// SplitName cuts an exposed name at its first "__" into a prefix and an
-// item name; ok is false when it has no "__" with text on both sides.
+// SplitName cuts an exposed name at its first "__".
 func SplitName(name string) (prefix, item string, ok bool) { return config.SplitName(name) }

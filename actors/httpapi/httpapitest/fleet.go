@@ -203,11 +203,6 @@ func (f *Fleet) Publish(ev messages.Event) *messages.Envelope {
 	return j.Publish(ev)
 }
 
-// EventsSince returns the kept events after seq, like the real journal.
-func (f *Fleet) EventsSince(seq uint64) ([]*messages.Envelope, bool) {
-	return f.events().Since(seq)
-}
-
 // Follow implements httpapi.Fleet.
 func (f *Fleet) Follow(since uint64, buffer int) *journal.Feed {
 	if f.Buffer > 0 {
