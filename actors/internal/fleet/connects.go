@@ -125,7 +125,7 @@ func (r *fleetActor) sampleConnects(c actor.Context) {
 		for pgid := range groups {
 			leaders[pgid] = true
 		}
-		ns := readGroupCPU(leaders, pgrps)
+		ns := readGroupCPU(hostProc, leaders, pgrps)
 		at := clock.Now("fleet", "connect-sample")
 		readings := make(map[uint64]cpuReading, len(ns))
 		for pgid, v := range ns {

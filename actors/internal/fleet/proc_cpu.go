@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"strconv"
 	"time"
@@ -30,39 +31,38 @@ type cpuReading struct {
 	at time.Time
 }
 
+// hostProc is the host's /proc, which readGroupCPU reads in production.
+var hostProc = os.DirFS("/proc")
+
 // readGroupCPU reads the run and run-queue time of every process group
-// in groups (leader pids), summed over their processes and threads. A
-// group with no process left, or that /proc does not show, is absent.
-// known maps pids to their process groups as earlier reads found them (a
-// process seldom changes its group), so that only new pids are read for
-// it; it is updated, and pids gone from /proc are dropped from it.
-func readGroupCPU(groups map[int]bool, known map[int]int) map[int]uint64 {
-	f, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+// in groups (leader pids), summed over their processes and threads, from
+// proc (a /proc file system). A group with no process left, or that proc
+// does not show, is absent. known maps pids to their process groups as
+// earlier reads found them (a process seldom changes its group), so that
+// only new pids are read for it; it is updated, and pids gone from proc
+// are dropped from it.
+func readGroupCPU(proc fs.FS, groups map[int]bool, known map[int]int) map[int]uint64 {
+	entries, err := fs.ReadDir(proc, ".")
 	if err != nil {
 		return nil
 	}
 	out := map[int]uint64{}
-	seen := make(map[int]bool, len(names))
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
+	seen := make(map[int]bool, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		seen[pid] = true
 		pgrp, ok := known[pid]
 		if !ok {
-			if pgrp, ok = processGroup(pid); !ok {
+			if pgrp, ok = processGroup(proc, e.Name()); !ok {
 				continue
 			}
 			known[pid] = pgrp
 		}
 		if groups[pgrp] {
-			out[pgrp] += processSchedTime(pid)
+			out[pgrp] += processSchedTime(proc, e.Name())
 		}
 	}
 	for pid := range known {
@@ -73,10 +73,10 @@ func readGroupCPU(groups map[int]bool, known map[int]int) map[int]uint64 {
 	return out
 }
 
-// processGroup is the process group of pid, from /proc/PID/stat (field 5,
+// processGroup is the process group of pid, from PID/stat (field 5,
 // after the command name, which may hold spaces and parentheses).
-func processGroup(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func processGroup(proc fs.FS, pid string) (int, bool) {
+	b, err := fs.ReadFile(proc, pid+"/stat")
 	if err != nil {
 		return 0, false
 	}
@@ -92,19 +92,17 @@ func processGroup(pid int) (int, bool) {
 	return pgrp, err == nil
 }
 
-// processSchedTime sums the first two fields of /proc/PID/task/*/schedstat
+// processSchedTime sums the first two fields of PID/task/*/schedstat
 // (time on a CPU, time waiting for one, in ns) over pid's threads.
-func processSchedTime(pid int) uint64 {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	f, err := os.Open(dir)
+func processSchedTime(proc fs.FS, pid string) uint64 {
+	dir := pid + "/task"
+	tasks, err := fs.ReadDir(proc, dir)
 	if err != nil {
 		return 0
 	}
-	tids, _ := f.Readdirnames(-1)
-	f.Close()
 	var sum uint64
-	for _, tid := range tids {
-		b, err := os.ReadFile(dir + tid + "/schedstat")
+	for _, task := range tasks {
+		b, err := fs.ReadFile(proc, dir+"/"+task.Name()+"/schedstat")
 		if err != nil {
 			continue
 		}
