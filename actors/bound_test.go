@@ -8,6 +8,7 @@ import (
 	"github.com/coder/quartz"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
@@ -17,7 +18,7 @@ import (
 // warning used to add its own prefix on top of the bounded error.
 func TestReconciler_WarningsAreBounded(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t, "s")

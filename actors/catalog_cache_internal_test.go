@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +23,7 @@ import (
 // catalog is just not cached.
 func TestCatalogCache_OversizedServerCatalogIsNotCached(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"small": {"command": "x"}, "big": {"command": "x"}}}`), 0o600); err != nil {

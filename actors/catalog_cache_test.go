@@ -131,7 +131,7 @@ func toolNames(tools []messages.Tool) []string {
 // same, nothing is announced: no catalog event at all.
 func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir, config := t.TempDir(), configFor(t, "a")
 	mk := map[string]func() *mcp.Server{"a": func() *mcp.Server { return newCatalogServer("a").srv }}
 	warmCache(t, ctx, dir, config, mk)
@@ -187,7 +187,7 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 // too, not "unknown".
 func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	config := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, config, map[string]any{"bare": map[string]any{"command": "in-memory", "prefix": ""}})
@@ -218,7 +218,7 @@ func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
 // nothing.
 func TestCatalogCache_ALazyServerIsListedFromTheCacheUntilUsed(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	config := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, config, map[string]any{"a": map[string]any{"command": "in-memory", "autostart": "lazy"}})
@@ -256,7 +256,7 @@ func TestCatalogCache_ALazyServerIsListedFromTheCacheUntilUsed(t *testing.T) {
 // difference, and the cache keeps the new one.
 func TestCatalogCache_ALiveCatalogThatDiffersIsAChange(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir, config := t.TempDir(), configFor(t, "a")
 	warmCache(t, ctx, dir, config, map[string]func() *mcp.Server{"a": toolServer(tool("echo", "old"), tool("gone", "g"))})
 
@@ -294,7 +294,7 @@ func TestCatalogCache_ALiveCatalogThatDiffersIsAChange(t *testing.T) {
 // nothing listed, and the stale entry is removed.
 func TestCatalogCache_AFingerprintChangeInvalidatesTheEntry(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	config := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, config, map[string]any{"a": map[string]any{"command": "in-memory", "env": map[string]string{"MODE": "one"}}})
@@ -329,7 +329,7 @@ func TestCatalogCache_AFingerprintChangeInvalidatesTheEntry(t *testing.T) {
 // entry is written once it is up.
 func TestCatalogCache_CorruptAndForeignFilesAreIgnored(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir, config := t.TempDir(), configFor(t, "a")
 	warmCache(t, ctx, dir, config, map[string]func() *mcp.Server{"a": toolServer(tool("echo", "e"))})
 	files := cacheFiles(t, dir)
@@ -390,7 +390,7 @@ func TestCatalogCache_CorruptAndForeignFilesAreIgnored(t *testing.T) {
 // lists its token) is not cached at all.
 func TestCatalogCache_HoldsNoSecret(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	const envSecret, headerSecret, urlSecret, echoed = "PLANTED-ENV-SECRET-4a1f", "PLANTED-HEADER-SECRET-9c2e", "PLANTED-URL-SECRET-7d3b", "PLANTED-ECHOED-SECRET-5e8a"
 	config := filepath.Join(t.TempDir(), "mcp.json")
@@ -454,7 +454,7 @@ func toString(m map[string]any) string {
 // one), not in a directory named "-".
 func TestCatalogCache_Off(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	config := configFor(t, "a")
 	sup, rec := startInMemory(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), newFleet(t, map[string]func() *mcp.Server{"a": toolServer(tool("echo", "e"))}),
 		actors.Options{ConfigPaths: []string{config}, CacheDir: "-"})

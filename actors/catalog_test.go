@@ -83,7 +83,7 @@ func readAs(server string) mcp.ResourceHandler {
 // as one event per kind with everything added.
 func TestCatalog_ListedAtConnectAndCounted(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	a := newCatalogServer("a")
 	f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }, "plain": toolServer(tool("echo", "e"))})
@@ -156,7 +156,7 @@ func countEvents(rec *actorstest.Recorder, from int, typ, server string) int {
 // repeated notification re-lists to no difference, hence no event).
 func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	a := newCatalogServer("a")
 	f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }})
@@ -223,7 +223,7 @@ func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 // with the classified errors.
 func TestCatalog_GetReadCompleteAreRoutedWithClassifiedErrors(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	a, b := newCatalogServer("a"), newCatalogServer("b")
 	f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }, "b": func() *mcp.Server { return b.srv }, "hung": nil})
@@ -312,7 +312,7 @@ func catalogPager(method string, asked *atomic.Int64) *mcp.Server {
 // listing stopped, so memory stays bounded); its sibling keeps serving.
 func TestCatalog_EndlessPromptsOrResourcesFailOnlyThatServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	var prompts, resources atomic.Int64
 	ok := newCatalogServer("ok")
@@ -348,7 +348,7 @@ func TestCatalog_EndlessPromptsOrResourcesFailOnlyThatServer(t *testing.T) {
 // siblings are kept.
 func TestCatalog_OversizeItemIsSkippedSiblingsKept(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	a := newCatalogServer("a")
 	a.srv.AddPrompt(&mcp.Prompt{Name: "huge", Description: strings.Repeat("x", 64<<10+1)}, greetHandler)
@@ -381,7 +381,7 @@ func TestCatalog_OversizeItemIsSkippedSiblingsKept(t *testing.T) {
 // conflict is an event and a warning on the other's row.
 func TestCatalog_URIConflictFirstInConfigOrderWins(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	first, second := newCatalogServer("first"), newCatalogServer("second")
 	first.srv.AddResource(&mcp.Resource{URI: "mem://shared", Name: "from first"}, readAs("zfirst"))
@@ -471,7 +471,7 @@ func TestCatalog_SubscriptionsAreCountedAndSurviveARestart(t *testing.T) {
 }
 
 func testSubscriptions(t *testing.T, versions []string) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	a := newCatalogServer("a", versions...)
 	f := newFleet(t, map[string]func() *mcp.Server{"a": func() *mcp.Server { return a.srv }})
@@ -556,7 +556,7 @@ func TestCatalog_EndlessRelistFailsTheServer(t *testing.T) {
 	for _, method := range []string{"prompts/list", "resources/list"} {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 			a := newCatalogServer("a")
 			var endless atomic.Bool

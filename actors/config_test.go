@@ -16,7 +16,7 @@ import (
 // running, and says so; deleting the file does stop them.
 func TestConfig_BadSaveKeepsTheLastGoodServers(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t, "s")
@@ -68,7 +68,7 @@ func anyDiagnostic(ds []messages.Diagnostic, substr string) bool {
 // Such a save used to bump the generation.
 func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t, "s")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/test/testctx"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap/zaptest"
@@ -99,8 +101,7 @@ func degradedWith(text string) func(messages.Event) bool {
 // sees the next edit.
 func TestWatcherActor_FailureIsRebuilt(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	var calls atomic.Int32
 	sup, feed, path := startWatching(t, func() (watcher.Notifier, error) {
 		if calls.Add(1) == 1 {
@@ -142,8 +143,7 @@ func TestWatcherActor_FailureIsRebuilt(t *testing.T) {
 // then it ends the Supervisor.
 func TestWatcherActor_FailingOverAndOverEndsTheSupervisor(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	sup, feed, _ := startWatching(t, func() (watcher.Notifier, error) { panic("always") })
 	ev := waitEvent(ctx, t, feed, "the failure", func(e messages.Event) bool { _, ok := e.(*messages.SupervisorFailed); return ok })
 	if f := ev.(*messages.SupervisorFailed); f.Actor != "watcher" || !strings.Contains(f.Reason, "always") {
@@ -180,8 +180,7 @@ func (n *panickyNotifier) Close() error {
 // polling and says why: reported, never a crash, never fatal.
 func TestWatcherActor_PanickingNotifierDegrades(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	sup, feed, _ := startWatching(t, func() (watcher.Notifier, error) {
 		return &panickyNotifier{events: make(chan fsnotify.Event), errors: make(chan error)}, nil
 	})

@@ -55,7 +55,7 @@ func closeWithin(ctx context.Context, t *testing.T, sup *actors.Supervisor) {
 // returning.
 func TestSupervisor_FleetActorPanicEndsItLoudly(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	f := newFleet(t, echoServers("alpha"))
 	sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{ConfigPaths: []string{configFor(t, "alpha")}, Environ: noEnviron})
 	rec.WaitState(ctx, 0, "alpha", messages.StateReady)
@@ -105,7 +105,7 @@ func TestSupervisor_FleetActorPanicEndsItLoudly(t *testing.T) {
 // redacted like everything else.
 func TestSupervisor_PanickingLookupEnvFailsTheConfigActor(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	writeConfig(t, path, map[string]any{"alpha": map[string]any{"command": "in-memory", "env": map[string]any{"K": "${BOOM}"}}})
 	f := newFleet(t, echoServers("alpha"))
@@ -137,7 +137,7 @@ func TestSupervisor_PanickingLookupEnvFailsTheConfigActor(t *testing.T) {
 // and the process live on).
 func TestSupervisor_PanickingEnvironIsAnError(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	_, err := actors.Start(actors.Options{ConfigPaths: []string{"x.json"}, Environ: func() []string { panic("no env") }})
 	if err == nil || !strings.Contains(err.Error(), "Options.Environ") {
 		t.Fatalf("Start = %v, want an error naming Options.Environ", err)
@@ -168,7 +168,7 @@ func TestSupervisor_PanickingEnvironIsAnError(t *testing.T) {
 // call returns Err.
 func TestSupervisor_FailureEndsCallsInFlight(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	slow := func() *mcp.Server {
@@ -205,7 +205,7 @@ func TestSupervisor_FailureEndsCallsInFlight(t *testing.T) {
 // Done and Err after a plain Close.
 func TestSupervisor_CloseEndsDone(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	sup, _ := startInMemory(t, quartz.NewMock(t), newFleet(t, nil), actors.Options{ConfigPaths: []string{filepath.Join(t.TempDir(), "none.json")}})
 	if sup.Err() != nil {
 		t.Fatalf("Err = %v while running", sup.Err())

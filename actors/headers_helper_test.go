@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -23,7 +24,7 @@ import (
 // headers. Here the server only takes the helper's second token.
 func TestSession_HeadersHelperRunsAtConnectAndAfterA401(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	dir := t.TempDir()
 	script := "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > count\necho \"$MCPVISOR_SERVER_NAME\" > name\nprintf '{\"Authorization\": \"Bearer tok-%s\"}' $n\n"
@@ -67,7 +68,7 @@ func TestSession_HeadersHelperRunsAtConnectAndAfterA401(t *testing.T) {
 // headers fails the connect with an error that shows none of its output.
 func TestSession_HeadersHelperFailureShowsNoOutput(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	dir := t.TempDir()
 	srv := httptest.NewServer(http.NotFoundHandler())

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,8 +18,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
-
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // fleet serves in-memory go-sdk servers to the supervisor through
 // Options.Dial: each name maps to a constructor called on every dial (a

@@ -25,7 +25,7 @@ import (
 // status, events, logs (debug included), errors, tools.
 func TestSupervisor_StoredInputStartsTheEntryAndNeverShows(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	const secret = "s3cr3t-input-value-93f1"
 	path := filepath.Join(dir, "proj", ".vscode", "mcp.json")

@@ -37,7 +37,7 @@ func lazyConfig(t *testing.T, extra map[string]any) string {
 // its catalog listed.
 func primed(t *testing.T, rec *actorstest.Recorder, server string) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	stopping, _ := rec.WaitState(ctx, 0, server, messages.StateStopping)
 	rec.WaitState(ctx, stopping, server, messages.StateIdle)
 }
@@ -77,7 +77,7 @@ func TestLazy_PrimingStartListsTheCatalogAndStops(t *testing.T) {
 // with its tools still listed.
 func TestLazy_FirstCallStartsItIdleTimeoutStopsIt(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()
@@ -127,7 +127,7 @@ func TestLazy_FirstCallStartsItIdleTimeoutStopsIt(t *testing.T) {
 // A resync retries failed servers: it starts no idle one.
 func TestLazy_ResyncStartsNoIdleServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, nil)}})
@@ -164,7 +164,7 @@ func TestLazy_SupervisorDefault(t *testing.T) {
 	})
 	_, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{path}, Autostart: messages.AutostartLazy})
 	primed(t, rec, "l")
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	rec.WaitState(ctx, 0, "e", messages.StateReady)
 	if got := transitions(rec, 0, "e"); !cmp.Equal(got, []string{"stopped→starting (new)", "starting→ready (connected)"}) {
 		t.Fatalf("eager entry: %v", got)
@@ -176,7 +176,7 @@ func TestLazy_SupervisorDefault(t *testing.T) {
 // so the call is refused at once rather than waiting out the backoff).
 func TestLazy_FailedStartIsTheCallsError(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{lazyConfig(t, nil)},
@@ -193,7 +193,7 @@ func TestLazy_FailedStartIsTheCallsError(t *testing.T) {
 // as calls do, its prompts and resources listed (and routed) while idle.
 func TestLazy_GetReadCompleteStartAnIdleServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()
@@ -235,7 +235,7 @@ func TestLazy_GetReadCompleteStartAnIdleServer(t *testing.T) {
 // the timer is armed once the last call ends.
 func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	idle := mClock.Trap().AfterFunc("fleet", "idle")
 	defer idle.Close()

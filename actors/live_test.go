@@ -7,6 +7,7 @@ import (
 	"github.com/coder/quartz"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -15,7 +16,7 @@ import (
 // same session. The session used to keep the timeout it was spawned with.
 func TestReconciler_CallTimeoutAppliesLive(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	calls := mClock.Trap().AfterFunc("session", "call")
 	defer calls.Close()

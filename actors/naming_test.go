@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -22,7 +23,7 @@ import (
 // prefix renames the tools live, without a restart.
 func TestSupervisor_CallsRouteByExposedPrefix(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	const brave = "github.com/modelcontextprotocol/servers/tree/main/src/brave-search"
 	f := newFleet(t, map[string]func() *mcp.Server{
@@ -116,7 +117,7 @@ func sessionOf(sup *actors.Supervisor, name string) uint64 {
 // server.
 func TestSupervisor_BadAndUnknownNames(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, map[string]func() *mcp.Server{"alpha": toolServer(tool("echo", "e"))})
 	sup, rec := startInMemory(t, mClock, f, actors.Options{ConfigPaths: []string{configFor(t, "alpha")}})
@@ -159,7 +160,7 @@ func whoServer(who string) func() *mcp.Server {
 // re-announces the prompts as changed and renames them live.
 func TestSupervisor_PromptsRouteByExposedPrefix(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, map[string]func() *mcp.Server{
 		"github": whoServer("github"), "zeta": whoServer("zeta"), "alpha": whoServer("alpha"),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/quartz"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -40,7 +41,7 @@ func TestOAuth_TokensObtainedWhileRunningAreRedacted(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			as := newAuthServer(t)
 			clock := quartz.NewMock(t)
 			dir := t.TempDir()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/quartz"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -23,7 +24,7 @@ func noWrap(h http.Handler) http.Handler { return h }
 // no retry.
 func TestOAuthSSE_NoTokenIsNeedsAuth(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	sup, rec := startOAuth(t, clock, t.TempDir(), map[string]any{"legacy": sseEntry(as.protectSSE("/sse", noWrap))})
@@ -42,7 +43,7 @@ func TestOAuthSSE_NoTokenIsNeedsAuth(t *testing.T) {
 // is refreshed on the clock before the call that would carry it.
 func TestOAuthSSE_TokenSentRefreshedOn401AndOnTheClock(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -94,7 +95,7 @@ func TestOAuthSSE_TokenSentRefreshedOn401AndOnTheClock(t *testing.T) {
 // naming the scope, as over streamable HTTP.
 func TestOAuthSSE_ScopeStepUpIsNeedsAuth(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -130,7 +131,7 @@ func TestOAuthSSE_ScopeStepUpIsNeedsAuth(t *testing.T) {
 // across transport detection: the fallback connection sends the token.
 func TestOAuthSSE_DetectionFallbackKeepsOAuth(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()

@@ -46,7 +46,7 @@ func statusOf(sup *actors.Supervisor, name string) messages.ServerStatus {
 // run; nothing retries it, and its sibling serves.
 func TestOAuth_NoTokenIsNeedsAuthNotFailed(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	sup, rec := startOAuth(t, clock, t.TempDir(), map[string]any{
@@ -80,7 +80,7 @@ func plantRecord(t *testing.T, dir string, as *authServer, server, url, access, 
 // token text is never in status or events.
 func TestOAuth_RefreshBeforeExpiryOnTheClock(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -115,7 +115,7 @@ func TestOAuth_RefreshBeforeExpiryOnTheClock(t *testing.T) {
 // A refresh that fails parks the server in needs-auth with the reason.
 func TestOAuth_RefreshFailureIsNeedsAuth(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	as.setFailRefresh(true)
 	clock := quartz.NewMock(t)
@@ -135,7 +135,7 @@ func TestOAuth_RefreshFailureIsNeedsAuth(t *testing.T) {
 // A token file others can read is refused, with what to do.
 func TestOAuth_TokenFileWithWrongPermissionsIsRefused(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -161,7 +161,7 @@ func TestOAuth_TokenFileWithWrongPermissionsIsRefused(t *testing.T) {
 // Two servers on one authorization server keep separate tokens.
 func TestOAuth_TwoServersOnOneAuthorizationServerKeepSeparateTokens(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -184,7 +184,7 @@ func TestOAuth_TwoServersOnOneAuthorizationServerKeepSeparateTokens(t *testing.T
 // are never in events.
 func TestOAuth_ClientCredentialsIsHeadless(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()
@@ -215,7 +215,7 @@ func TestOAuth_OwnAuthorizationDisablesOAuth(t *testing.T) {
 		for _, stored := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/stored=%v", kind, stored), func(t *testing.T) {
 				t.Parallel()
-				ctx := testContext(t)
+				ctx := actorstest.Context(t)
 				as := newAuthServer(t)
 				clock := quartz.NewMock(t)
 				dir := t.TempDir()
@@ -247,7 +247,7 @@ func TestOAuth_OwnAuthorizationDisablesOAuth(t *testing.T) {
 // token store's login marker and resyncs.
 func TestOAuth_ALoginElsewhereConnectsTheServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	dir := filepath.Join(t.TempDir(), "state", "mcpvisor", "oauth") // not there yet, as before a first login
 	url := as.protect("/mcp")
@@ -273,7 +273,7 @@ func TestOAuth_ALoginElsewhereConnectsTheServer(t *testing.T) {
 // the next login; nothing retries it.
 func TestOAuth_ScopeStepUpIsNeedsAuthNamingTheScope(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	as := newAuthServer(t)
 	clock := quartz.NewMock(t)
 	dir := t.TempDir()

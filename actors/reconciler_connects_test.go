@@ -68,7 +68,7 @@ func needCommands(t *testing.T, names ...string) {
 func TestReconciler_IdleConnectsLeaveTheirSlots(t *testing.T) {
 	t.Parallel()
 	needCommands(t, "sleep")
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	_, rec := startStdio(t, map[string][]string{
 		"a": {"sleep", "600"}, "b": {"sleep", "600"}, "c": {"sleep", "600"},
 	}, actors.Options{MaxConnects: 1, ConnectGrace: 10 * time.Millisecond})
@@ -81,7 +81,7 @@ func TestReconciler_IdleConnectsLeaveTheirSlots(t *testing.T) {
 // that wait on an answer leave their slots after the grace too.
 func TestReconciler_RemoteConnectsLeaveTheirSlots(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	// Never answers: each request waits until its client gives up, or
 	// the test ends.
 	release := make(chan struct{})
@@ -110,7 +110,7 @@ func TestReconciler_RemoteConnectsLeaveTheirSlots(t *testing.T) {
 func TestReconciler_BusyConnectsKeepTheirSlots(t *testing.T) {
 	t.Parallel()
 	needCommands(t, "sh")
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	core, logs := observer.New(zapcore.DebugLevel)
 	sampled := make(chan struct{}, 1)
 	core = zapcore.RegisterHooks(core, func(e zapcore.Entry) error {

@@ -40,7 +40,7 @@ func echoServers(names ...string) map[string]func() *mcp.Server {
 // recovers on a new session; the failure shows attempt and next retry.
 func TestReconciler_CrashIsRetriedAfterBackoff(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
@@ -84,7 +84,7 @@ func TestReconciler_CrashIsRetriedAfterBackoff(t *testing.T) {
 // and says so; a resync revives it with a fresh budget.
 func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
@@ -144,7 +144,7 @@ func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 // With restart "never", a failed server waits for a resync.
 func TestReconciler_RestartNeverWaitsForResync(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t)
@@ -169,7 +169,7 @@ func TestReconciler_RestartNeverWaitsForResync(t *testing.T) {
 // session, with a warning; the next edit tries again.
 func TestReconciler_FailedChangeKeepsTheOldSession(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t, "s")
@@ -219,7 +219,7 @@ func TestReconciler_FailedChangeKeepsTheOldSession(t *testing.T) {
 // dry run only plans.
 func TestReconciler_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("down", "up"))
 	f.breakDials("down", errors.New("binary missing"))
@@ -268,7 +268,7 @@ func TestReconciler_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
 // start as slots free up; a hung server holds one slot, not the fleet.
 func TestReconciler_BoundedConnectsQueueAsPending(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	servers := echoServers("a", "b", "c")
 	servers["a"] = nil // hangs
@@ -288,7 +288,7 @@ func TestReconciler_BoundedConnectsQueueAsPending(t *testing.T) {
 // applied; an edit that changes nothing does not bump it.
 func TestReconciler_Generations(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("a", "b"))
 	cfg := configFor(t, "a")
@@ -328,7 +328,7 @@ func TestReconciler_Generations(t *testing.T) {
 // An invalid entry is reported and starts nothing; its siblings run.
 func TestReconciler_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("good"))
 	cfg := configFor(t)
@@ -355,7 +355,7 @@ func TestReconciler_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
 // edits nobody applied yet, and changes nothing.
 func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("a", "b"))
 	cfg := configFor(t, "a")
@@ -394,7 +394,7 @@ func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
 // previous session" for good.
 func TestReconciler_RestoredConfigClearsTheWarning(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	f := newFleet(t, echoServers("s"))
 	cfg := configFor(t, "s")

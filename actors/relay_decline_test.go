@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -74,7 +75,7 @@ func legacyAsker(t *testing.T) mcp.Transport {
 // server that asks anyway is declined at once, never left waiting.
 func TestRelay_ElicitationDeclinedWithoutAHandler(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dial := func(messages.ServerSpec) (mcp.Transport, error) { return legacyAsker(t), nil }
 	sup, rec := startWithDial(t, quartz.NewMock(t), dial, actors.Options{ConfigPaths: []string{configFor(t, "asker")}})
 	rec.WaitState(ctx, 0, "asker", messages.StateReady)

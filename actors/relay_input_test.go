@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -21,7 +22,7 @@ import (
 // caller instead, and the caller's answers go with its retry.
 func TestRelay_InputRequestsOfALibraryCall(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	f := newFleet(t, map[string]func() *mcp.Server{"up": twoWayServer})
 	var callers []any
 	sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{
@@ -79,7 +80,7 @@ func TestRelay_InputRequestRoundsAreBounded(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			rounds := 0
 			srv := func() *mcp.Server {
 				s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -61,7 +62,7 @@ func TestRelay_ProgressAllDeliveredBeforeTheCallReturns(t *testing.T) {
 	}
 	t.Run("pipe", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		f := newFleet(t, map[string]func() *mcp.Server{"up": twoWayServer})
 		sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{ConfigPaths: []string{configFor(t, "up")}})
 		rec.WaitState(ctx, 0, "up", messages.StateReady)
@@ -69,7 +70,7 @@ func TestRelay_ProgressAllDeliveredBeforeTheCallReturns(t *testing.T) {
 	})
 	t.Run("streamable-http", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		srv := twoWayServer()
 		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 		t.Cleanup(hs.Close)
@@ -86,7 +87,7 @@ func TestRelay_ProgressAllDeliveredBeforeTheCallReturns(t *testing.T) {
 // (the session's reader never waits for a callback).
 func TestRelay_StuckProgressCallbackHoldsUpNoOtherCall(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	f := newFleet(t, map[string]func() *mcp.Server{"up": twoWayServer})
 	sup, rec := startInMemory(t, quartz.NewMock(t), f, actors.Options{ConfigPaths: []string{configFor(t, "up")}})
 	rec.WaitState(ctx, 0, "up", messages.StateReady)
@@ -122,7 +123,7 @@ func TestRelay_StuckProgressCallbackHoldsUpNoOtherCall(t *testing.T) {
 // server reaches the callback before they return.
 func TestRelay_ProgressOfPromptsAndReads(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	report := func(ctx context.Context, ss *mcp.ServerSession, token any) {
 		if token != nil {
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 1})
@@ -161,7 +162,7 @@ func TestRelay_ProgressOfPromptsAndReads(t *testing.T) {
 // a call's before the call returns) and, as server.log, to the journal.
 func TestRelay_SetLogLevelReachesTheServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	srv := twoWayServer()
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(hs.Close)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -51,7 +52,7 @@ func rootsOf(t *testing.T, ctx context.Context, sup *actors.Supervisor) string {
 // ones, and it was never restarted.
 func TestRoots_ConfigChangePublishedWithoutRestart(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	changed := make(chan struct{}, 8)
 	f := newFleet(t, map[string]func() *mcp.Server{"fs": rootsServer(changed)})
 	dir := t.TempDir()
@@ -84,7 +85,7 @@ func TestRoots_ConfigChangePublishedWithoutRestart(t *testing.T) {
 // client capability at all.
 func TestRelay_NothingAdvertisedWithoutAHandler(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	seen := make(chan *mcp.ClientCapabilities, 1)
 	srv := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "caps", Version: "1"}, nil)

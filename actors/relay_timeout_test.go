@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -16,7 +17,7 @@ import (
 // restarts the call's timeout: a call that reports progress outlives it.
 func TestRelay_ProgressResetsTheCallTimeout(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	step, finish := make(chan struct{}), make(chan struct{})
 	srv := func() *mcp.Server {
 		s := mcp.NewServer(&mcp.Implementation{Name: "long", Version: "1"}, nil)

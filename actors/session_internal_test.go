@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/test/testctx"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -21,8 +23,7 @@ import (
 // it: dead sessions do not pile up as actors.
 func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	serverSessions := make(chan *mcp.ServerSession, 4)
 	dial := func(messages.ServerSpec) (mcp.Transport, error) {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)

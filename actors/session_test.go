@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -20,7 +21,7 @@ import (
 // timeout (on the quartz clock) and does not hold up a healthy sibling.
 func TestSession_ConnectTimeoutFailsOnlyThatServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	connects := mClock.Trap().AfterFunc("session", "connect")
 	defer connects.Close()
@@ -55,7 +56,7 @@ func TestSession_ConnectTimeoutFailsOnlyThatServer(t *testing.T) {
 // reconciler publishes what was added, removed and changed (by hash).
 func TestSession_ListChangedPublishesTheDifference(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	srv := toolServer(tool("a", "first"), tool("b", "second"))()
 	f := newFleet(t, map[string]func() *mcp.Server{"s": func() *mcp.Server { return srv }})
@@ -113,7 +114,7 @@ func TestSession_ListChangedPublishesTheDifference(t *testing.T) {
 // health probe after ProbeFailures misses in a row, never left ready.
 func TestSession_HealthProbeFailsAWedgedServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	probes := mClock.Trap().AfterFunc("session", "probe")
 	defer probes.Close()
@@ -173,7 +174,7 @@ var testBackoff = reconcilerBackoff(time.Hour)
 // its start and its stop.
 func TestSession_StopDuringConnectDropsTheResult(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	connects := mClock.Trap().AfterFunc("session", "connect")
 	defer connects.Close()
@@ -242,7 +243,7 @@ func closeInBound(t *testing.T, ctx context.Context, sup *actors.Supervisor) {
 // backoff like after any other failure. Close keeps its bound.
 func TestSession_PanicInDialIsAFailureAndRetried(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()
@@ -278,7 +279,7 @@ func TestSession_PanicInDialIsAFailureAndRetried(t *testing.T) {
 // instead, and the server retries.
 func TestSession_PanicOnTheLifelineIsAFailureAndRetried(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	backoffs := mClock.Trap().AfterFunc("fleet", "backoff")
 	defer backoffs.Close()

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -66,7 +67,7 @@ func freshCursors(perPage int) func(context.Context, string) *mcp.ListToolsResul
 // page counts prove the listing stopped.
 func TestTools_EndlessListingIsCutAndFailsOnlyThatServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	endless := newPager(freshCursors(1))
 	loop := newPager(func(context.Context, string) *mcp.ListToolsResult {
@@ -105,7 +106,7 @@ func TestTools_EndlessListingIsCutAndFailsOnlyThatServer(t *testing.T) {
 // starts paging without end is failed, not followed.
 func TestTools_EndlessRelistFailsTheServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	p := newPager(nil)
 	f := newFleet(t, map[string]func() *mcp.Server{"s": func() *mcp.Server { return p.srv }})
@@ -131,7 +132,7 @@ func TestTools_EndlessRelistFailsTheServer(t *testing.T) {
 // ready.
 func TestTools_RelistRunsUnderTheListTimeout(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	lists := mClock.Trap().AfterFunc("session", "list")
 	defer lists.Close()

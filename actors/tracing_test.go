@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -165,7 +166,7 @@ func remoteParent(meta map[string]any) trace.SpanContext {
 // their URI's scheme; nothing planted leaks.
 func TestTracing_UpstreamSpansAndTheirContextInMeta(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := tracedProvider(t)
 	up := &metaServer{}
 	f := newFleet(t, map[string]func() *mcp.Server{"demo": up.server})
@@ -230,7 +231,7 @@ func TestTracing_UpstreamSpansAndTheirContextInMeta(t *testing.T) {
 // under a caller's valid span.
 func TestTracing_OffPropagatesNothing(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := tracedProvider(t) // the caller's own tracing, not mcpvisor's
 	up := &metaServer{}
 	f := newFleet(t, map[string]func() *mcp.Server{"demo": up.server})
@@ -253,7 +254,7 @@ func TestTracing_OffPropagatesNothing(t *testing.T) {
 // the tools/call's POST has the call span's context.
 func TestTracing_HTTPUpstreamGetsTraceparentHeader(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := tracedProvider(t)
 	var mu sync.Mutex
 	var headers []string
@@ -298,7 +299,7 @@ func TestTracing_HTTPUpstreamGetsTraceparentHeader(t *testing.T) {
 // class, never the error's text).
 func TestTracing_FailedConnectIsAnErrorSpan(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := tracedProvider(t)
 	closedAtOnce := func(messages.ServerSpec) (mcp.Transport, error) {
 		client, server := net.Pipe()

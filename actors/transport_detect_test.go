@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -22,7 +23,7 @@ import (
 // the transport that worked. A streamable server stays on streamable HTTP.
 func TestSession_HTTPFallsBackToSSEForAnOlderServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	older := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return toolServer(tool("old", "o"))() }, nil))
 	t.Cleanup(older.Close)

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
@@ -23,7 +24,7 @@ import (
 // a store that cannot be used approves nothing and says so.
 func TestSupervisor_ProjectFileRunsOnlyAsApproved(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	project, user := filepath.Join(dir, "proj", ".mcp.json"), filepath.Join(dir, "user.json")
 	store := filepath.Join(dir, "config", "trust.json")

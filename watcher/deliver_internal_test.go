@@ -3,7 +3,8 @@ package watcher
 import (
 	"context"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -34,15 +35,9 @@ func (c *blockingConsumer) next(ctx context.Context, t *testing.T) []string {
 	}
 }
 
-func deliveryContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestDelivery_MergesWhileACallbackRuns(t *testing.T) {
 	t.Parallel()
-	ctx := deliveryContext(t)
+	ctx := testctx.Context(t)
 	c := newBlockingConsumer()
 	d := newDelivery(c.onChange, nil)
 	go d.run()
@@ -68,7 +63,7 @@ func TestDelivery_MergesWhileACallbackRuns(t *testing.T) {
 
 func TestDelivery_StopDoesNotWaitForABlockedCallback(t *testing.T) {
 	t.Parallel()
-	ctx := deliveryContext(t)
+	ctx := testctx.Context(t)
 	c := newBlockingConsumer()
 	d := newDelivery(c.onChange, nil)
 	go d.run()
@@ -120,7 +115,7 @@ func TestDelivery_StopWaitsForAnIdleGoroutine(t *testing.T) {
 
 func TestDelivery_DegradedIsDeliveredBeforeChanges(t *testing.T) {
 	t.Parallel()
-	ctx := deliveryContext(t)
+	ctx := testctx.Context(t)
 	var order []string
 	done := make(chan struct{})
 	d := newDelivery(

@@ -7,17 +7,12 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
-
-// testContext is the only deadline a test has.
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 20*time.Second) }
 
 // fakeNotifier is a Notifier driven by the test: events and errors are sent
 // by hand on unbuffered channels, so a send returns only once the watcher's

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
@@ -77,7 +78,7 @@ func closeAndWait(t testing.TB, w *watcher.Watcher) {
 func (r *mockRig) advanceToNext(t *testing.T) time.Duration {
 	t.Helper()
 	d, wait := r.clock.AdvanceNext()
-	wait.MustWait(testContext(t))
+	wait.MustWait(actorstest.Context(t))
 	return d
 }
 
@@ -96,14 +97,14 @@ func (r *mockRig) expectNoTimers(t *testing.T) {
 // event itself is for an entry nobody watches.
 func (r *mockRig) barrier(t *testing.T) {
 	t.Helper()
-	r.fake.send(testContext(t), t, "/barrier/unwatched", fsnotify.Write)
+	r.fake.send(actorstest.Context(t), t, "/barrier/unwatched", fsnotify.Write)
 }
 
 // startBurst sends an event that must start a new burst and releases the
 // trapped NewTimer("watcher", "debounce"), after which both deadlines exist.
 func (r *mockRig) startBurst(t *testing.T, start *quartz.Trap, name string, op fsnotify.Op) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r.fake.send(ctx, t, name, op)
 	call := start.MustWait(ctx)
 	if call.Duration != watcher.DefaultDebounce {
@@ -114,7 +115,7 @@ func (r *mockRig) startBurst(t *testing.T, start *quartz.Trap, name string, op f
 
 func TestWatcher_BurstGivesOneNotification(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	cfg := filepath.Join(dir, "config.json")
 	writeFile(t, cfg, "v0")
@@ -153,7 +154,7 @@ func TestWatcher_BurstGivesOneNotification(t *testing.T) {
 
 func TestWatcher_ContinuousChurnNotifiesAtMaxWait(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 
 	r := newMockRig(t)
@@ -196,7 +197,7 @@ func TestWatcher_ContinuousChurnNotifiesAtMaxWait(t *testing.T) {
 
 func TestWatcher_SecondBurstGivesSecondNotification(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 	writeFile(t, cfg, "v0")
 
@@ -220,7 +221,7 @@ func TestWatcher_SecondBurstGivesSecondNotification(t *testing.T) {
 
 func TestWatcher_UnchangedContentIsSilent(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	same := filepath.Join(dir, "same.json")
 	absent := filepath.Join(dir, "absent.json")
@@ -259,7 +260,7 @@ func TestWatcher_UnchangedContentIsSilent(t *testing.T) {
 
 func TestWatcher_AppearingAndDisappearingAreChanges(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 
 	r := newMockRig(t)
@@ -282,7 +283,7 @@ func TestWatcher_AppearingAndDisappearingAreChanges(t *testing.T) {
 
 func TestWatcher_UnrelatedEntriesDoNotStartABurst(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	cfg := filepath.Join(dir, "config.json")
 
@@ -311,7 +312,7 @@ func TestWatcher_UnrelatedEntriesDoNotStartABurst(t *testing.T) {
 
 func TestWatcher_OverflowNotifiesEveryPath(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	missing := filepath.Join(dir, "missing.json")
@@ -338,7 +339,7 @@ func TestWatcher_OverflowNotifiesEveryPath(t *testing.T) {
 
 func TestWatcher_PollsWhenNotifierCannotBeCreated(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 
@@ -367,7 +368,7 @@ func TestWatcher_PollsWhenNotifierCannotBeCreated(t *testing.T) {
 
 func TestWatcher_PollsWhenAWatchCannotBeAdded(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 
 	r := newMockRig(t)
@@ -389,7 +390,7 @@ func TestWatcher_PollsWhenAWatchCannotBeAdded(t *testing.T) {
 
 func TestWatcher_PollsWhenNotifierStops(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 
 	r := newMockRig(t)
@@ -406,7 +407,7 @@ func TestWatcher_PollsWhenNotifierStops(t *testing.T) {
 
 func TestWatcher_SyncReleasesWatchesNobodyNeeds(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	root := tempDir(t)
 	shared, alone := filepath.Join(root, "shared"), filepath.Join(root, "alone")
 	a, b := filepath.Join(shared, "a.json"), filepath.Join(shared, "b.json")
@@ -492,7 +493,7 @@ func TestWatcher_CloseIsIdempotentAndEndsSync(t *testing.T) {
 
 func TestWatcher_CloseDoesNotWaitForABlockedCallback(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(tempDir(t), "config.json")
 
 	r := newMockRig(t)
@@ -548,7 +549,7 @@ func TestWatcher_CloseDoesNotWaitForABlockedCallback(t *testing.T) {
 
 func TestWatcher_CallbacksMayCallSyncAndClose(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := tempDir(t)
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 

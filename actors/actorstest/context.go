@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/actors/internal/testctx"
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 )
 
 // DefaultTimeout bounds Context.

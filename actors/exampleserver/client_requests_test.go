@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -40,7 +41,7 @@ func TestClientRequests_RoundTrip(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			asked := &askedClient{samples: make(chan string, 4), elicits: make(chan string, 4), elicitAction: "accept"}
 			srv := exampleserver.New(exampleserver.Options{Name: "w", TwoWay: true})
 			st, ct := mcp.NewInMemoryTransports()
@@ -89,7 +90,7 @@ func TestClientRequests_RoundTrip(t *testing.T) {
 
 func TestClientRequests_DeclinedElicitation(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	asked := &askedClient{samples: make(chan string, 4), elicits: make(chan string, 4), elicitAction: "decline"}
 	cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, asked.options(), legacy)
 	if text := mustText(t, call(t, ctx, cs, &mcp.CallToolParams{Name: "elicit", Arguments: map[string]any{"message": "?"}})); text != "the user chose decline" {
@@ -105,7 +106,7 @@ func TestClientRequests_HiddenWithoutTheCapability(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, pv)
 			names := toolNames(t, ctx, cs)
 			for _, name := range []string{"sample", "elicit", "roots"} {
@@ -136,7 +137,7 @@ func TestClientRequests_HiddenWithoutTheCapability(t *testing.T) {
 // Roots alone shows roots, and only roots.
 func TestClientRequests_EachToolFollowsItsOwnCapability(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}}, legacy)
 	names := toolNames(t, ctx, cs)
 	if !names["roots"] || names["sample"] || names["elicit"] {

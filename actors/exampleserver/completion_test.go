@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -16,7 +17,7 @@ func TestCompletion_PromptArgumentAndTemplateVariable(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cs := serve(t, ctx, exampleserver.Options{Name: "c", Prompts: true, Resources: true, Completion: true}, nil, pv)
 			if cs.InitializeResult().Capabilities.Completions == nil {
 				t.Fatal("completions capability not advertised")
@@ -57,7 +58,7 @@ func TestCompletion_PromptArgumentAndTemplateVariable(t *testing.T) {
 // A completion reference is only known when its feature is served.
 func TestCompletion_OnlyForServedFeatures(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cs := serve(t, ctx, exampleserver.Options{Name: "c", Completion: true}, nil, legacy)
 	_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "language"}})
 	var rpcErr *jsonrpc.Error

@@ -3,11 +3,9 @@ package exampleserver_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -20,8 +18,6 @@ const (
 )
 
 var protocols = []string{legacy, stateless}
-
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 20*time.Second) }
 
 // connect serves srv to a go-sdk client with copts over an in-memory
 // pipe, on protocol pv; the session ends with the test.

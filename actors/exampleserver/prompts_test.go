@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -18,7 +19,7 @@ func TestPrompts_ListAndGetWithArguments(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cs := serve(t, ctx, exampleserver.Options{Name: "p", Prompts: true}, nil, pv)
 			if cs.InitializeResult().Capabilities.Prompts == nil {
 				t.Fatal("prompts capability not advertised")
@@ -65,7 +66,7 @@ func TestPrompts_ListAndGetWithArguments(t *testing.T) {
 // none of them: existing configs see the same server as before.
 func TestFeatures_OffByDefault(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cs := serve(t, ctx, exampleserver.Options{Name: "plain"}, nil, legacy)
 	caps := cs.InitializeResult().Capabilities
 	if caps.Prompts != nil || caps.Resources != nil || caps.Completions != nil || caps.Logging != nil {

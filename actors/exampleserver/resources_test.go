@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -21,7 +22,7 @@ func TestResources_ListReadAndTemplate(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cs := serve(t, ctx, exampleserver.Options{Name: "r", Resources: true}, nil, pv)
 			caps := cs.InitializeResult().Capabilities.Resources
 			if caps == nil || !caps.Subscribe || !caps.ListChanged {
@@ -71,7 +72,7 @@ func TestResources_ListReadAndTemplate(t *testing.T) {
 
 func readOne(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents {
 	t.Helper()
-	res, err := cs.ReadResource(testContext(t), &mcp.ReadResourceParams{URI: uri})
+	res, err := cs.ReadResource(actorstest.Context(t), &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
 		t.Fatalf("read %s: %v", uri, err)
 	}
@@ -95,7 +96,7 @@ func updates() (chan string, *mcp.ClientOptions) {
 // and gives the caller no acknowledgement to wait for.
 func TestResources_TouchNotifiesSubscribersOnly(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	got, copts := updates()
 	cs := serve(t, ctx, exampleserver.Options{Name: "r", Resources: true}, copts, legacy)
 	for _, uri := range []string{"example://counter", "example://items/apple"} {
@@ -144,7 +145,7 @@ func TestResources_TouchNotifiesSubscribersOnly(t *testing.T) {
 // tick of the clock, and Serve stops its ticker when the session ends.
 func TestResources_UpdateEveryTicksOnTheClock(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	ticker := clock.Trap().TickerFunc("exampleserver", "resource-updates")
 	defer ticker.Close()

@@ -9,6 +9,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -16,7 +17,7 @@ import (
 // ticker come with it, and it returns when stdin closes.
 func TestRun_ServesTheFeaturesOnStdio(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	ticker := clock.Trap().TickerFunc("exampleserver", "resource-updates")
 	defer ticker.Close()

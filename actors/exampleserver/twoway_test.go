@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 )
 
@@ -26,7 +27,7 @@ func TestProgress_OneNotificationPerStepWithAToken(t *testing.T) {
 	for _, pv := range protocols {
 		t.Run(pv, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			notes := make(chan progressNote, 64)
 			cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -61,7 +62,7 @@ func TestProgress_OneNotificationPerStepWithAToken(t *testing.T) {
 // that rate, on the server's clock, and the call answers after the last.
 func TestProgress_PerSecondSendsOnePerTick(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	trap := clock.Trap().NewTicker("exampleserver", "progress")
 	defer trap.Close()
@@ -129,7 +130,7 @@ func receiveLevels(t *testing.T, ctx context.Context, ch chan mcp.LoggingLevel, 
 // logging/setLevel; before any setLevel nothing is sent.
 func TestLog_HonoursSetLevel(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	got, copts := logs()
 	cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, copts, legacy)
 	if cs.InitializeResult().Capabilities.Logging == nil {
@@ -159,7 +160,7 @@ func TestLog_HonoursSetLevel(t *testing.T) {
 // On 2026-07-28 the level travels with each request, in _meta.
 func TestLog_HonoursTheRequestLevelOnStatelessProtocol(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	got, copts := logs()
 	cs := serve(t, ctx, exampleserver.Options{Name: "w", TwoWay: true}, copts, stateless)
 	mustText(t, call(t, ctx, cs, &mcp.CallToolParams{Name: "log", Arguments: map[string]any{"message": "hello"}}))

@@ -169,7 +169,7 @@ func followInto(t *testing.T, sup *actors.Supervisor) func(*harness) {
 // the new tools; when it is the same, the gateway exposes nothing anew.
 func TestGateway_FirstListAnsweredFromTheCatalogCache(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir, config := t.TempDir(), cacheConfig(t, "alpha", "beta")
 	warmGatewayCache(t, ctx, dir, config, map[string]func() *mcp.Server{
 		"alpha": toolsServer(memTool("echo", "Echoes.")),

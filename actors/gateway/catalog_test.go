@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -122,7 +123,7 @@ func TestGateway_PromptsListedAndGot(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			src := newFakeSource()
 			src.prompts = []messages.Prompt{prompt("alpha", "greet", "Greets.", "name")}
 			h := startGateway(t, src)
@@ -176,7 +177,7 @@ func TestGateway_ResourcesAndTemplatesListedAndRead(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			src := newFakeSource()
 			src.resources = []messages.Resource{resource("alpha", "test://alpha/readme", "Readme.")}
 			h := startGateway(t, src)
@@ -267,7 +268,7 @@ func TestGateway_SubscriptionFanOutSurvivesRestart(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			const uri = "test://alpha/counter"
 			src := newFakeSource()
 			src.resources = []messages.Resource{resource("alpha", uri, "Counter.")}
@@ -316,7 +317,7 @@ func TestGateway_SubscriptionFanOutSurvivesRestart(t *testing.T) {
 // update; an update reaches nobody then.
 func TestGateway_SubscriptionOfEndedSessionReleased(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	const uri = "test://alpha/counter"
 	src := newFakeSource()
 	h := startGateway(t, src)
@@ -338,7 +339,7 @@ func TestGateway_SubscriptionOfEndedSessionReleased(t *testing.T) {
 // is counted.
 func TestGateway_SubscribeErrorReachesClient(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := newFakeSource()
 	src.subErr = fmt.Errorf("%w: %q", actors.ErrNotReady, "alpha")
 	h := startGateway(t, src)
@@ -357,7 +358,7 @@ func TestGateway_CompletionRoutedByRef(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			src := newFakeSource()
 			src.prompts = []messages.Prompt{prompt("alpha", "greet", "Greets.", "name"), prompt("beta", "greet", "Greets.", "name")}
 			src.templates = []messages.ResourceTemplate{template("beta", "test://beta/items/{id}")}
@@ -401,7 +402,7 @@ func TestGateway_BareNamesConflictsResolvedByConfigOrder(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			src := newFakeSource()
 			src.declare("/cfg/.mcp.json", "zeta", "alpha") // zeta first, though it sorts last
 			h := startGateway(t, src, gateway.WithNames(gateway.NamesBare))
@@ -457,7 +458,7 @@ func TestGateway_BareNamesConflictsResolvedByConfigOrder(t *testing.T) {
 // line.
 func TestGateway_ResourceConflictByFileOrder(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := newFakeSource()
 	src.declare("/home/u/.mcp.json", "alpha")   // line 2 of the second file
 	src.declare("/proj/.mcp.json", "x", "beta") // line 3 of the first file
@@ -495,7 +496,7 @@ func TestGateway_ResourceConflictByFileOrder(t *testing.T) {
 // what to do.
 func TestGateway_RequestErrorsMapped(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	upstream := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "upstream says: missing argument"}
 	src := newFakeSource()
 	src.prompts = []messages.Prompt{prompt("alpha", "greet", "Greets.")}
@@ -524,7 +525,7 @@ func TestGateway_RequestErrorsMapped(t *testing.T) {
 // the gateway missed is withdrawn or added.
 func TestGateway_FeedGapReloadsTheCatalog(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := newFakeSource()
 	src.prompts = []messages.Prompt{prompt("alpha", "greet", "Greets.")}
 	src.resources = []messages.Resource{resource("alpha", "test://alpha/x", "X.")}

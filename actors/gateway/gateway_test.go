@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -26,7 +27,7 @@ func TestGateway_ToolChangesReachClients(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			h := startGateway(t, &fakeSource{})
 			c := h.connectInMemory(ctx, p.pin)
 			if got := c.cs.InitializeResult().ProtocolVersion; got != p.want {
@@ -89,7 +90,7 @@ func descriptionOf(t *testing.T, ctx context.Context, c *client, name string) st
 // description, input schema and output schema passed through.
 func TestGateway_LoadsSourceToolsOnRun(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	withOutput := tool("alpha", "sum", "Sums.")
 	withOutput.OutputSchema = map[string]any{"type": "object", "properties": map[string]any{"sum": map[string]any{"type": "number"}}}
 	withOutput.Title = "Sum"
@@ -129,7 +130,7 @@ func TestGateway_LoadsSourceToolsOnRun(t *testing.T) {
 // schema that is not a JSON object is dropped, the tool kept.
 func TestGateway_BadSchemasSkippedWithoutPanic(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{})
 	c := h.connectInMemory(ctx, "")
 
@@ -180,7 +181,7 @@ func TestGateway_BadSchemasSkippedWithoutPanic(t *testing.T) {
 // nothing); only real changes are applied.
 func TestGateway_UnchangedToolsNotReadded(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{})
 	c := h.connectInMemory(ctx, "")
 	echo := tool("alpha", "echo", "Echoes.")
@@ -216,7 +217,7 @@ func TestGateway_CallRoutedAndResultPassedThrough(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			type call struct {
 				name string
 				args string
@@ -299,7 +300,7 @@ func TestGateway_CallErrorsMapped(t *testing.T) {
 		{name: "closed", err: actors.ErrClosed, code: jsonrpc.CodeInternalError},
 		{name: "other", err: errors.New("boom"), code: jsonrpc.CodeInternalError},
 	}
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	errs := map[string]error{}
 	for _, tt := range tests {
 		errs[tt.name] = tt.err
@@ -359,7 +360,7 @@ func TestCheckLoopback(t *testing.T) {
 // equal to the fleet.
 func TestGateway_FeedGapReloadsTheTools(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}}
 	h := startGateway(t, src)
 	c := h.connectInMemory(ctx, "")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/quartz"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
@@ -47,7 +48,7 @@ func post(t *testing.T, method, endpoint string, headers ...string) int {
 	} else {
 		body = strings.NewReader("")
 	}
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(actorstest.Context(t))
 	defer cancel() // ends an event stream
 	req, err := http.NewRequestWithContext(ctx, method, endpoint, body)
 	if err != nil {
@@ -139,7 +140,7 @@ func TestGateway_HTTPForeignOriginRefused(t *testing.T) {
 // handler: once BodyTimeout passes on the clock it is answered 408.
 func TestGateway_HTTPTrickledBodyIsCut(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	trap := clock.Trap().AfterFunc("http", "body-read")
 	defer trap.Close()

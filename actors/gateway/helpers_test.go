@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -27,8 +26,6 @@ var protocols = []struct{ name, pin, want string }{
 	{"default", "", "2026-07-28"},
 	{"2025-11-25", "2025-11-25", "2025-11-25"},
 }
-
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // fakeSource is a fleet: its catalog is what Run loads first; call, get,
 // read and complete answer the requests (with a default answer when nil);

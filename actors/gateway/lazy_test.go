@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -14,7 +15,7 @@ import (
 // starts it, waits for it and gets the server's answer.
 func TestGateway_LazyServerListedWhileIdleStartedByACall(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := startRelayRig(t, ctx, map[string]any{"autostart": "lazy"}, nil)
 	r.rec.WaitState(ctx, 0, "demo", messages.StateIdle)
 	primed, _ := r.rec.WaitState(ctx, 0, "demo", messages.StateStopping)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
@@ -20,7 +21,7 @@ import (
 // read.
 func TestGateway_BigListsPaged(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := newFakeSource()
 	src.declare("/cfg/mcp.json", "alpha", "beta")
 	var want []string
@@ -111,7 +112,7 @@ func TestGateway_BigListsPaged(t *testing.T) {
 // gateway lists n resources.
 func waitResourceCount(t *testing.T, c *client, n int) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	for {
 		count := 0
 		for _, err := range c.cs.Resources(ctx, nil) {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -21,7 +22,7 @@ import (
 // files without being told them.
 func TestMount_RanksClaimsByTheSupervisorsConfigOrder(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	project := writeConfig(t, filepath.Join(dir, "z-project"), `{"mcpServers": {"zeta": {"command": "s"}}}`)
 	home := writeConfig(t, filepath.Join(dir, "a-home"), `{"mcpServers": {"alpha": {"command": "s"}}}`)
@@ -44,7 +45,7 @@ func TestMount_RanksClaimsByTheSupervisorsConfigOrder(t *testing.T) {
 // caller's context ending; Close then returns, and again.
 func TestMount_ServingEndsWithTheSupervisor(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := writeConfig(t, t.TempDir(), `{"mcpServers": {"alpha": {"command": "s"}}}`)
 	sup := startSupervisor(t, cfg)
 	gw := gateway.Mount(sup, gateway.MountOptions{})

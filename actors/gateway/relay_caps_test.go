@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 // capsServer speaks 2025-11-25 only, where a client's capabilities are
@@ -48,7 +50,7 @@ func capsOf(c *mcp.ClientCapabilities) string {
 // clients are connected is told only what one of them can do.
 func TestRelay_CapabilitiesAdvertisedAsTheClientsHaveThem(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	caps := make(chan string, 8)
 	r := startRelayRig(t, ctx, nil, capsServer(caps))
 	got := []string{received(t, ctx, caps)}
@@ -80,7 +82,7 @@ func TestRelay_CallTellsTheServerOnlyItsClientsRoots(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			r := startRelayRig(t, ctx, nil, nil)
 			cs := r.connect(ctx, p.pin, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, demoTools()...)
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__roots"})

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 // askedClient answers sampling and elicitation as name, and records
@@ -37,7 +39,7 @@ func TestRelay_InputRequestsReachTheCallingClient(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			r := startRelayRig(t, ctx, nil, nil)
 			asked := make(chan string, 16)
 			a := r.connect(ctx, p.pin, askedClient("a", asked), demoTools()...)
@@ -77,7 +79,7 @@ func TestRelay_InputRequestsReachTheCallingClient(t *testing.T) {
 // retried call reach the server.
 func TestRelay_InputRequestsPassThroughToNewClients(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := startRelayRig(t, ctx, nil, nil)
 	o := askedClient("unused", make(chan string, 4))
 	o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true} // this test answers by hand

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -63,7 +64,7 @@ func TestRelay_ProgressReachesOnlyItsCaller(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			r := startRelayRig(t, ctx, nil, nil)
 			logA, logB := newProgressLog(), newProgressLog()
 			a := r.connect(ctx, p.pin, &mcp.ClientOptions{ProgressNotificationHandler: logA.handler}, demoTools()...)
@@ -156,7 +157,7 @@ func levelsFrom(from, data string) []string {
 // request; every message is in the journal.
 func TestRelay_LogLevelPerClient(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := startRelayRig(t, ctx, nil, nil)
 	logA, logB, logC := newLogRecorder(), newLogRecorder(), newLogRecorder()
 	a := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{LoggingMessageHandler: logA.handler}, demoTools()...)
@@ -201,7 +202,7 @@ func TestRelay_LogLevelPerClient(t *testing.T) {
 // client, while another client that could answer it is connected.
 func TestRelay_SamplingAnsweredByCallingClient(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := startRelayRig(t, ctx, nil, nil)
 	model := func(name string) func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 		return func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -254,7 +255,7 @@ func rootsServer(changed chan<- struct{}) func() *mcp.Server {
 // client's roots reaches them without a restart.
 func TestRelay_ClientRootsReachTheServers(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	changed := make(chan struct{}, 8)
 	r := startRelayRig(t, ctx, nil, rootsServer(changed))
 	tools := make(chan struct{}, 8)

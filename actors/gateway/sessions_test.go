@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
 
@@ -79,7 +80,7 @@ func (s *rawSession) open(ctx context.Context) (id, answer string) {
 // stream as the spec says.
 func TestGateway_HTTPStreamsCanBeResumed(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	endpoint := serveHTTP(t, startGateway(t, &fakeSource{}), gateway.HTTPOptions{Token: testToken})
 	s := newRawSession(t, endpoint)
 	id, answer := s.open(ctx)
@@ -121,7 +122,7 @@ func TestGateway_HTTPStreamsCanBeResumed(t *testing.T) {
 // ends (DELETE) makes room again.
 func TestGateway_HTTPSessionCap(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	endpoint := serveHTTP(t, startGateway(t, &fakeSource{}), gateway.HTTPOptions{Token: testToken, MaxSessions: 2})
 	s := newRawSession(t, endpoint)
 	first, _ := s.open(ctx)
@@ -174,7 +175,7 @@ func (c onlyMessage) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.C
 // bounded by the peak, not lost per session; a leak of even 1 KiB per
 // session would fail the second wave. Not parallel: the heap is measured.
 func TestGateway_HTTPAbandonedSessionsAreReaped(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	// Nothing the test keeps may grow with the sessions: no clock log,
 	// only the reaper's lines.
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -230,7 +231,7 @@ func TestGateway_HTTPAbandonedSessionsAreReaped(t *testing.T) {
 // long: only once the stream is gone does the idle time start.
 func TestGateway_HTTPListeningSessionIsKept(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	const timeout = time.Minute
 	h := startGateway(t, &fakeSource{})

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -39,7 +40,7 @@ func fleetStatus(states map[string]messages.State) messages.Status {
 // startup wait: then the list is answered with what is ready.
 func TestGateway_StartupWaitBoundsTheHold(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	src := &statusSource{
 		fakeSource: &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}},
@@ -78,7 +79,7 @@ func TestGateway_StartupWaitBoundsTheHold(t *testing.T) {
 // "unknown tool".
 func TestGateway_CallOfANotReadyServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	src := &statusSource{
 		fakeSource: &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}},
 		status: fleetStatus(map[string]messages.State{"alpha": messages.StateReady, "slow": messages.StateStarting,

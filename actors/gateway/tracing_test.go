@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -196,7 +197,7 @@ func traceContextOf(meta map[string]any) trace.SpanContext {
 // the server. Lists get spans too; no argument or env value leaks.
 func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := recordedProvider(t)
 	r := startTracedRig(t, tp)
 	cs := r.client(t, ctx)
@@ -264,7 +265,7 @@ func TestTracing_ClientToGatewayToUpstreamIsOneTrace(t *testing.T) {
 // span records the JSON-RPC code with no error status.
 func TestTracing_GatewaySpanOfAnUnknownToolIsNoError(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	tp, exp := recordedProvider(t)
 	r := startTracedRig(t, tp)
 	cs := r.client(t, ctx)
@@ -284,7 +285,7 @@ func TestTracing_GatewaySpanOfAnUnknownToolIsNoError(t *testing.T) {
 // traceparent, even when the client sent one.
 func TestTracing_GatewayOffTracesNothing(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	_, exp := recordedProvider(t) // never given to mcpvisor
 	r := startTracedRig(t, nil)
 	cs := r.client(t, ctx)

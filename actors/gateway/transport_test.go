@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -20,7 +21,7 @@ import (
 // closed before http.Server.Shutdown.
 func TestGateway_HTTPClientsOfBothProtocols(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -104,7 +105,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // editor quit): ServeStdio returns nil.
 func TestGateway_StdioEndsAtEOF(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}})
 	inR, inW := io.Pipe()   // client → gateway
 	outR, outW := io.Pipe() // gateway → client
@@ -140,7 +141,7 @@ func TestGateway_StdioEndsAtEOF(t *testing.T) {
 // Cancelling the context (SIGINT, SIGTERM) ends a stdio session too.
 func TestGateway_StdioEndsOnCancel(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -171,7 +172,7 @@ func TestGateway_StdioEndsOnCancel(t *testing.T) {
 // default client's subscriptions/listen may still be on its way in.
 func TestGateway_HTTPShutdownRightAfterConnect(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	h := startGateway(t, &fakeSource{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

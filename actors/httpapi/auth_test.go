@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 )
@@ -63,7 +64,7 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 		}
 	}
 
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	res, _ := openEvents(ctx, t, ts.URL+"/api/v1/events", "Authorization:")
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("events without the token = %d, want 401", res.StatusCode)
@@ -116,7 +117,7 @@ func TestAuth_NoAuthServesOnlyLoopbackHosts(t *testing.T) {
 		"127.1.2.3":         http.StatusOK,
 		"[::1]:7767":        http.StatusOK,
 	} {
-		req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, ts.URL+"/api/v1/status", nil)
+		req, err := http.NewRequestWithContext(actorstest.Context(t), http.MethodGet, ts.URL+"/api/v1/status", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/quartz"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
@@ -19,7 +20,7 @@ import (
 // read is cut and the request answered 408.
 func TestBody_TrickledBodyIsCut(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	trap := clock.Trap().AfterFunc("http", "body-read")
 	defer trap.Close()

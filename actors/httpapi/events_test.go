@@ -13,6 +13,7 @@ import (
 	"github.com/coder/quartz"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -68,7 +69,7 @@ func seqRange(from, to uint64) []uint64 {
 // exactly once.
 func TestEvents_ReplayThenLiveWithoutGapOrDuplicate(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 3)
 	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4
@@ -95,7 +96,7 @@ func TestEvents_ReplayThenLiveWithoutGapOrDuplicate(t *testing.T) {
 // The whole wire form of one event.
 func TestEvents_WireFormat(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	fleet.Publish(&messages.ServerStateChanged{Server: "alpha", Generation: 1, Session: 1, From: messages.StateStarting, To: messages.StateReady, Reason: "connected", PID: 41872})
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
@@ -114,7 +115,7 @@ data: {"seq":1,"time":"2026-03-01T10:02:11.204Z","type":"server.state","event":{
 // A reconnecting client's Last-Event-ID wins over the since of its URL.
 func TestEvents_LastEventIDWinsOverSince(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 5)
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
@@ -128,7 +129,7 @@ func TestEvents_LastEventIDWinsOverSince(t *testing.T) {
 // one published while the stream subscribes.
 func TestEvents_WithoutSinceFollowsLiveOnly(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 3)
 	fleet.OnFollow = func() { publishN(fleet, 1) } // seq 4: after the start
@@ -148,7 +149,7 @@ func TestEvents_WithoutSinceFollowsLiveOnly(t *testing.T) {
 // the journal, not in a buffer that overflows.
 func TestEvents_SlowStreamGetsEveryEventOnce(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	fleet := &httpapitest.Fleet{Buffer: 1}
 	ts, _ := api(t, httpapi.Options{Fleet: fleet, Clock: clock})
@@ -167,7 +168,7 @@ func TestEvents_SlowStreamGetsEveryEventOnce(t *testing.T) {
 // An idle stream gets a heartbeat comment every Heartbeat.
 func TestEvents_HeartbeatComments(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	ts, _ := api(t, httpapi.Options{Clock: clock, Heartbeat: 10 * time.Second})
 	ticker := clock.Trap().NewTicker("httpapi", "heartbeat")
@@ -192,7 +193,7 @@ func TestEvents_HeartbeatComments(t *testing.T) {
 // oldest kept one.
 func TestEvents_TruncatedJournalIsAnnounced(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{Keep: 2}
 	publishN(fleet, 5)
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
@@ -213,7 +214,7 @@ func TestEvents_TruncatedJournalIsAnnounced(t *testing.T) {
 // until the numbers catch up.
 func TestEvents_IDFromAnEarlierDaemonReplaysAll(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	publishN(fleet, 3)
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})
@@ -251,7 +252,7 @@ func TestEvents_BadSinceIs400(t *testing.T) {
 // When the client goes away the stream's subscription is closed.
 func TestEvents_ClientGoneClosesTheSubscription(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	followed, unfollowed := fleet.Followers(), fleet.Unfollowers()
 	ts, _ := api(t, httpapi.Options{Fleet: fleet})

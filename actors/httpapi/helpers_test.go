@@ -21,8 +21,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 )
 
-func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
-
 // testToken is the token of every test API that does not set its own;
 // send and openEvents bear it unless given an Authorization header.
 const testToken = "test-token-of-the-httpapi-tests"
@@ -77,7 +75,7 @@ func (r response) errorText(t *testing.T) string {
 // Content-Type header says otherwise) and extra headers ("Name: value").
 func request(t *testing.T, ts *httptest.Server, method, path, body string, headers ...string) response {
 	t.Helper()
-	res, err := send(testContext(t), ts, method, path, body, headers...)
+	res, err := send(actorstest.Context(t), ts, method, path, body, headers...)
 	if err != nil {
 		t.Fatal(err)
 	}

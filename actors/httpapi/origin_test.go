@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
@@ -43,7 +44,7 @@ func TestOrigin_ForeignOriginRefusedOnEveryRoute(t *testing.T) {
 			}
 		}
 	}
-	res, _ := openEvents(testContext(t), t, ts.URL+"/api/v1/events", "Origin: http://evil.example")
+	res, _ := openEvents(actorstest.Context(t), t, ts.URL+"/api/v1/events", "Origin: http://evil.example")
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("event stream from a foreign origin = %d, want 403", res.StatusCode)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/quartz"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -68,7 +69,7 @@ func TestResync_DryRunHasPlanOnly(t *testing.T) {
 // and the status as they are, marked incomplete with a note.
 func TestResync_WaitRunsOutWithANote(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	fleet := &httpapitest.Fleet{ResyncFunc: func(ctx context.Context, _ bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error) {
 		<-ctx.Done() // the servers never settle
@@ -102,7 +103,7 @@ func TestResync_WaitRunsOutWithANote(t *testing.T) {
 // No plan at all within the wait is a 504.
 func TestResync_NoPlanInTimeIs504(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	fleet := &httpapitest.Fleet{ResyncFunc: func(ctx context.Context, _ bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error) {
 		<-ctx.Done()

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -52,7 +53,7 @@ func serve(t *testing.T, fleet httpapi.Fleet) (srv *httpapi.Server, base string,
 // Serve returns nil.
 func TestServe_ShutdownEndsStreamsAndCalls(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	calling := make(chan struct{})
 	fleet := &httpapitest.Fleet{CallFunc: func(ctx context.Context, _ string, _ any) (*mcp.CallToolResult, error) {
 		close(calling)

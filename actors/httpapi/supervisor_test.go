@@ -48,7 +48,7 @@ func supervised(t *testing.T, servers map[string]testkit.Server, opts actors.Opt
 // state.
 func waitState(t *testing.T, ts *httptest.Server, server string, state messages.State) {
 	t.Helper()
-	_, r := openEvents(testContext(t), t, ts.URL+"/api/v1/events?since=0")
+	_, r := openEvents(actorstest.Context(t), t, ts.URL+"/api/v1/events?since=0")
 	for {
 		ev := r.nextEvent()
 		var data httpapi.StreamEvent
@@ -153,7 +153,7 @@ func TestSupervisor_ResyncAnswersOutcomeAndStatus(t *testing.T) {
 // supervisor.failed event.
 func TestSupervisor_FailureIsUnhealthy(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	ts, sup := supervised(t, map[string]testkit.Server{}, actors.Options{Environ: func() []string { return nil }})
 	if res := request(t, ts, http.MethodGet, "/healthz", ""); res.code != http.StatusOK {
 		t.Fatalf("healthz before = %d %s", res.code, res.body)

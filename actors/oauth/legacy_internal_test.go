@@ -1,13 +1,13 @@
 package oauth
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 )
 
 // originServer serves issuer's metadata (when issuer is set; issuer is
@@ -47,8 +47,7 @@ func TestDiscover_2025_03_26Origin(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			ctx := testctx.Context(t)
 			origin := originServer(t, c.issuer)
 			d, err := discover(ctx, http.DefaultClient, origin+"/mcp", nil)
 			if c.wantErr != "" {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -120,8 +122,7 @@ func protected(t *testing.T, as string) string {
 // stores the token bound to the resource, in a file only the user reads.
 func TestLogin_AuthorizationCodeThroughTheLoopbackRedirect(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := actorstest.Context(t)
 	as := newCodeServer(t)
 	u := protected(t, as.srv.URL)
 	dir := t.TempDir()
@@ -167,8 +168,7 @@ func TestLogin_AuthorizationCodeThroughTheLoopbackRedirect(t *testing.T) {
 // A redirect whose state does not match is refused.
 func TestLogin_StateMismatchIsRefused(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := actorstest.Context(t)
 	as := newCodeServer(t)
 	u := protected(t, as.srv.URL)
 	_, err := oauth.Login(ctx, oauth.LoginOptions{
@@ -230,8 +230,7 @@ func followRedirect(authURL string) error {
 // document's endpoints.
 func TestLogin_2025_03_26MetadataAtTheOriginNamingAnIssuerWithAPath(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := actorstest.Context(t)
 	as, u := legacyServer(t)
 	rec, err := oauth.Login(ctx, oauth.LoginOptions{
 		Spec:  messages.ServerSpec{Name: "legacy", Transport: messages.TransportHTTP, URL: u},
@@ -254,8 +253,7 @@ func TestLogin_SSEServer(t *testing.T) {
 	for _, transport := range []messages.Transport{messages.TransportSSE, messages.TransportHTTP} {
 		t.Run(string(transport), func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			ctx := actorstest.Context(t)
 			as := newCodeServer(t)
 			mux := http.NewServeMux()
 			srv := httptest.NewServer(mux)
@@ -289,8 +287,7 @@ func TestLogin_SSEServer(t *testing.T) {
 // token in its error, does not get it into the login's error.
 func TestLogin_ErrorAfterTheTokenNeverQuotesIt(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := actorstest.Context(t)
 	as := newCodeServer(t)
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
@@ -147,8 +148,7 @@ type run struct {
 }
 
 func newRun(t *testing.T, seed uint64, duration time.Duration) *run {
-	ctx, cancel := context.WithTimeout(context.Background(), duration+settleBound)
-	t.Cleanup(cancel)
+	ctx := actorstest.ContextTimeout(t, duration+settleBound)
 	return &run{
 		t: t, seed: seed, duration: duration, ctx: ctx,
 		rng:     rand.New(rand.NewPCG(seed, 0x6368616f73)),

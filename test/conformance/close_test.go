@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -20,7 +21,7 @@ import (
 // Not parallel, so that no other test opens or closes descriptors or
 // starts children meanwhile (parallel tests wait until it is done).
 func TestClose_LeavesNoProcessOrDescriptor(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	streamable := startHTTPServer(ctx, t, "streamableHttp")
 	sse := startHTTPServer(ctx, t, "sse")
 	dir := t.TempDir()

@@ -20,7 +20,7 @@ import (
 // moment the event becomes visible to any subscriber.
 func TestEvents_ViewReflectsEventWhenPublished(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	sup, rec, _ := startSupervisor(t, map[string]testkit.Server{"thinking": thinkingStdio(0)})
 
 	type sample struct {

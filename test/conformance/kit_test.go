@@ -20,10 +20,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-// testContext is the only deadline of a test. Node servers start in about
-// 250 ms each; 45 s leaves room for a loaded 2-core machine.
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 45*time.Second) }
-
 // retryFast retries a failed server after 10 ms, doubling to 100 ms. The
 // cap matters only for the HTTP servers, which stay unreachable for the
 // ~400 ms their replacement takes to listen; the crash-loop budget is

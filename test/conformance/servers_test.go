@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -194,7 +195,7 @@ func TestConformance_Everything(t *testing.T) {
 	for _, transport := range []string{"stdio", "streamableHttp", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			s := subject{
 				name:  "everything",
 				entry: everythingStdio(),
@@ -234,7 +235,7 @@ func TestConformance_Filesystem(t *testing.T) {
 			t.Fatalf("read_text_file = %q", got)
 		}
 	}
-	checkConformance(testContext(t), t, subject{
+	checkConformance(actorstest.Context(t), t, subject{
 		name:  "filesystem",
 		entry: filesystemStdio(dir),
 		tools: filesystemTools,
@@ -260,7 +261,7 @@ func TestConformance_Memory(t *testing.T) {
 			t.Fatalf("search_nodes = %s, want the entity mcpvisor", got)
 		}
 	}
-	checkConformance(testContext(t), t, subject{
+	checkConformance(actorstest.Context(t), t, subject{
 		name:  "memory",
 		entry: memoryStdio(file),
 		tools: memoryTools,
@@ -304,7 +305,7 @@ func TestConformance_SequentialThinking(t *testing.T) {
 		}
 		return out
 	}
-	checkConformance(testContext(t), t, subject{
+	checkConformance(actorstest.Context(t), t, subject{
 		name:  "sequential-thinking",
 		entry: thinkingStdio(0),
 		tools: thinkingTools,

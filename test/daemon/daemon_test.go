@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -33,7 +34,7 @@ func serverRow(t *testing.T, r result, name string) messages.ServerStatus {
 // follower told that the daemon went away.
 func TestDaemon_EditIsSeenThroughStatusAndEvents(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.ContextTimeout(t, daemonTimeout)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha")})
 	d, addr := daemon(ctx, t, nil, cfg)

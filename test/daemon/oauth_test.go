@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 // oauthRig is an authorization server on 127.0.0.1 (dynamic registration,
@@ -144,7 +146,7 @@ func pidOf(t *testing.T, statusJSON, name string) int {
 // client secret appears in anything the daemon or the CLI says.
 func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.ContextTimeout(t, daemonTimeout)
 	rig := newOAuthRig(t)
 	state := t.TempDir()
 	tmp := t.TempDir()

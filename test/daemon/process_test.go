@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 90*time.Second) }
+// daemonTimeout bounds a test that builds and runs mcpvisor: longer than
+// actorstest.Context's default, the build being part of it.
+const daemonTimeout = 90 * time.Second
 
 // process is a running mcpvisor whose standard output is read line by
 // line as it comes; everything it printed is also kept.

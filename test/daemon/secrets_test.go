@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 // TestDaemon_NoSecretInAnyOutput puts a secret in every place a config
@@ -26,7 +28,7 @@ import (
 // appear in any response, event or log line.
 func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.ContextTimeout(t, daemonTimeout)
 	secrets := map[string]string{
 		"env value":      "SECRET-ENV-VALUE-9f3k",
 		"expanded value": "SECRET-EXPANDED-2ab7",
@@ -183,7 +185,7 @@ func liveServer(t *testing.T, header string) (addr string, stop func()) {
 // it is read until the replay has shown the resyncs made above.
 func get(t *testing.T, url, token string, stream bool) string {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(actorstest.ContextTimeout(t, daemonTimeout), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

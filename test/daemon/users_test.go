@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -21,7 +22,7 @@ import (
 // client without the token is refused the same way.
 func TestDaemon_OtherUsersAreRefused(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.ContextTimeout(t, daemonTimeout)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha")})
 	d, addr := daemon(ctx, t, nil, cfg)
@@ -104,7 +105,7 @@ func (s *stranger) dir(name string) string {
 // run runs the binary as the stranger with env as its whole environment.
 func (s *stranger) run(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.CommandContext(testContext(t), s.bin, args...)
+	cmd := exec.CommandContext(actorstest.ContextTimeout(t, daemonTimeout), s.bin, args...)
 	cmd.Env = append([]string{"HOME=" + s.home, "PATH=/usr/bin:/bin"}, env...)
 	cmd.Dir = s.home
 	if s.other {

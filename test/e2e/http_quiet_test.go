@@ -40,7 +40,7 @@ func quietServer(t *testing.T, ctx context.Context, clock quartz.Clock) (*stream
 // session at the sixth.)
 func TestHTTP_QuietStreamClosedOftenStaysReady(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	cutter, rec, mark := quietServer(t, ctx, clock)
 	for range 10 {
@@ -57,7 +57,7 @@ func TestHTTP_QuietStreamClosedOftenStaysReady(t *testing.T) {
 // again, spends the reconnection budget: that is a ServerFailed.
 func TestHTTP_StreamClosedAtOnceSpendsTheBudget(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	clock := quartz.NewMock(t)
 	cutter, rec, mark := quietServer(t, ctx, clock)
 	for range 5 {

@@ -218,7 +218,7 @@ func textResult(s string) *mcp.CallToolResult {
 // restarted.
 func TestHTTP_ClosedStreamsResume(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	store := &recordingStore{EventStore: mcp.NewMemoryEventStore(nil), appended: make(chan []byte, 1024)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "resumable", Version: "1"}, nil)
 	entered, finish := make(chan struct{}, 1), make(chan struct{})
@@ -308,7 +308,7 @@ func TestHTTP_ClosedStreamsResume(t *testing.T) {
 // cannot be resumed.
 func TestHTTP_LostSessionFails(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "forgetful", Version: "1"}, nil)
 	cutter := newStreamCutter(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
 	ts := cutter.serve(t)

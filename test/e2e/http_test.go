@@ -88,7 +88,7 @@ func TestHTTP_TransportsCarryHeadersAndServeCalls(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			var log headerLog
 			ts := mcpHTTPServer(t, tt.sse, &log)
 			cfg := writeJSONConfig(t, `{"mcpServers": {"remote": {"type": "`+tt.typ+`", "url": "`+ts.URL+tt.path+`",
@@ -117,7 +117,7 @@ func TestHTTP_TransportsCarryHeadersAndServeCalls(t *testing.T) {
 // another origin is refused, and the other origin never sees a request.
 func TestHTTP_CrossOriginRedirectIsRefused(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	var elsewhere headerLog
 	other := mcpHTTPServer(t, false, &elsewhere)
 	redirect := httptest.NewServer(http.RedirectHandler(other.URL+"/mcp", http.StatusTemporaryRedirect))
@@ -144,7 +144,7 @@ func TestHTTP_CrossOriginRedirectIsRefused(t *testing.T) {
 // request.
 func TestHTTP_SSEEndpointOnAnotherOriginIsRefused(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	var elsewhere headerLog
 	other := mcpHTTPServer(t, true, &elsewhere)
 	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +173,7 @@ func TestHTTP_SSEEndpointOnAnotherOriginIsRefused(t *testing.T) {
 // A streamable HTTP session whose server goes away is a ServerFailed.
 func TestHTTP_LostServerIsNoticed(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	var log headerLog
 	srv := exampleserver.New(exampleserver.Options{Name: "http"})
 	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{})))
@@ -201,7 +201,7 @@ func TestHTTP_HealthProbeKeepsHealthySessionsReady(t *testing.T) {
 	for _, stateless := range []bool{true, false} {
 		t.Run(map[bool]string{true: "stateless", false: "stateful"}[stateless], func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			srv := exampleserver.New(exampleserver.Options{Name: "http"})
 			requests := make(chan struct{}, 1024)
 			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless})

@@ -16,7 +16,7 @@ import (
 // becomes ready again on a new session and process.
 func TestInject_ServerFailedRestartsServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{
@@ -56,7 +56,7 @@ func TestInject_ServerFailedRestartsServer(t *testing.T) {
 // dropped: the server stays ready.
 func TestInject_StaleServerFailedIsDropped(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
@@ -79,7 +79,7 @@ func TestInject_StaleServerFailedIsDropped(t *testing.T) {
 // config again, even though no file changed.
 func TestInject_ResyncRequestedRereadsConfig(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})

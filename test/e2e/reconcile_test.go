@@ -23,7 +23,7 @@ import (
 // brings it up and restarts nothing else.
 func TestReconcile_ResyncStartsAServerWhoseBinaryAppeared(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	late := filepath.Join(dir, "bin", "late-server")
 	cfg := filepath.Join(dir, ".mcp.json")
@@ -71,7 +71,7 @@ func TestReconcile_ResyncStartsAServerWhoseBinaryAppeared(t *testing.T) {
 // A crash loop stops retrying by itself and says so; a resync revives it.
 func TestReconcile_CrashLoopThenResync(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"flaky": testkit.Example(bin, "--exit-after", "50ms")})
 	sup := startSupervisor(t, actors.Options{
@@ -101,7 +101,7 @@ func TestReconcile_CrashLoopThenResync(t *testing.T) {
 // it, which then sees the new value.
 func TestReconcile_RotatedSecretRestartsOnlyThatServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	a, b := testkit.Example(bin), testkit.Example(bin)
 	a.Env = map[string]string{"API_TOKEN": "${TOKEN_A}"}
@@ -161,7 +161,7 @@ func TestReconcile_RotatedSecretRestartsOnlyThatServer(t *testing.T) {
 // with a warning in status.
 func TestReconcile_BrokenChangeKeepsServing(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}})

@@ -50,7 +50,7 @@ func TestSession_DeathIsNoticed(t *testing.T) {
 		{
 			name: "crash tool",
 			kill: func(t *testing.T, sup *actors.Supervisor, _ int) {
-				_, _ = sup.CallTool(testContext(t), "s__crash", map[string]any{})
+				_, _ = sup.CallTool(actorstest.Context(t), "s__crash", map[string]any{})
 			},
 			status: "exit status 2",
 			stderr: "crash tool called",
@@ -59,7 +59,7 @@ func TestSession_DeathIsNoticed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
@@ -90,7 +90,7 @@ func TestSession_DeathIsNoticed(t *testing.T) {
 // healthy sibling is ready long before that.
 func TestSession_HungHandshakeDoesNotDelayASibling(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
 		"hung": testkit.Example(bin, "--init-hang"),
@@ -115,7 +115,7 @@ func TestSession_HungHandshakeDoesNotDelayASibling(t *testing.T) {
 // the line it printed; its sibling is not affected.
 func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"noisy": testkit.Example(bin, "--garbage"), "ok": testkit.Example(bin)})
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
@@ -136,7 +136,7 @@ func TestSession_GarbageOnStdoutFailsOnlyThatServer(t *testing.T) {
 // nor survives it: the whole process group is signalled.
 func TestSession_StopKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, ".mcp.json")
 	pidFile := filepath.Join(dir, "grandchild.pid")
@@ -171,7 +171,7 @@ func TestSession_StopKillsTheProcessGroup(t *testing.T) {
 // exactly once, none waiting for another.
 func TestSession_ConcurrentCallsEachAnsweredOnce(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	names := []string{"s1", "s2", "s3", "s4"}
 	servers := map[string]testkit.Server{}
@@ -222,7 +222,7 @@ func TestSession_ConcurrentCallsEachAnsweredOnce(t *testing.T) {
 // context; both are classified so the API can map them.
 func TestSession_CallTimeoutAndCancellation(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"s": {"command": %q, "args": ["example-server"], "callTimeout": "200ms"}}}`, bin), 0o600); err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestSession_CallTimeoutAndCancellation(t *testing.T) {
 // config file) with the process environment plus its own env.
 func TestSession_CwdAndEnvironment(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "work"), 0o755); err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"s": testkit.Example(bin, tt.args...)})
 			sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
@@ -330,7 +330,7 @@ func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
 // always added.
 func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	body := fmt.Sprintf(`{"mcpServers": {
 		"dflt":   {"command": %[1]q, "args": ["example-server"], "env": {"OWN": "own"}},
@@ -368,7 +368,7 @@ func TestSession_InheritEnvLimitsTheEnvironment(t *testing.T) {
 // --api-key value and a URL's query and path. They used to show.
 func TestSession_CredentialsInArgsAreRedacted(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	const bearer, apiKey, query, path = "tok-bearer-1234", "key-value-5678", "qv-91011", "/hooks/ph-1213"
 	script := fmt.Sprintf(`echo "auth Bearer %s key $2 url $3" >&2; echo "query %s path %s" >&2; exec %s example-server`, bearer, query, path, bin)

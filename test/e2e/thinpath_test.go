@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +15,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
-
-func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 func startSupervisor(t *testing.T, opts actors.Options) *actors.Supervisor {
 	t.Helper()
@@ -58,7 +55,7 @@ func serverStatus(t *testing.T, sup *actors.Supervisor, name string) messages.Se
 // stdio subprocess, and its tools become visible.
 func TestThinPath_EditsReconcileOnlyWhatChanged(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha")})
 
@@ -127,7 +124,7 @@ func TestThinPath_EditsReconcileOnlyWhatChanged(t *testing.T) {
 // TestMain checks for leaked goroutines.
 func TestShutdown_StopsEveryProcess(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	servers := map[string]testkit.Server{}
 	for _, n := range []string{"a", "b", "c"} {

@@ -72,7 +72,7 @@ func (r *trustRig) start(t *testing.T) (*actors.Supervisor, *actorstest.Recorder
 	})
 	// The watcher takes its first look in its Started, possibly after the
 	// first read was applied: an edit before that look is not a change.
-	actorstest.Barrier(testContext(t), t, sup, actorstest.Watcher)
+	actorstest.Barrier(actorstest.Context(t), t, sup, actorstest.Watcher)
 	return sup, actorstest.Record(t, sup)
 }
 
@@ -95,7 +95,7 @@ func (r *trustRig) trust(t *testing.T, args ...string) string {
 // became untrusted in it. Any spawn of that plan is announced before it.
 func settledUntrusted(t *testing.T, rec *actorstest.Recorder, from int, servers ...string) int {
 	t.Helper()
-	i, _ := rec.WaitFor(testContext(t), from, "plan applied", func(e messages.Event) bool {
+	i, _ := rec.WaitFor(actorstest.Context(t), from, "plan applied", func(e messages.Event) bool {
 		_, ok := e.(*messages.PlanApplied)
 		return ok
 	})
@@ -143,7 +143,7 @@ func requestLog(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // nothing, contacts nothing, expands nothing and shadows nothing.
 func TestTrust_HostileProjectFileRunsNothing(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newTrustRig(t)
 	ts, requests := requestLog(t)
 	marker := filepath.Join(r.dir, "spawned")
@@ -228,7 +228,7 @@ func TestTrust_LiveEditsOfAnUnapprovedFileStayUntrusted(t *testing.T) {
 // again starts it; revoking stops everything.
 func TestTrust_ApprovalByHashKeepsUnchangedEntriesRunning(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newTrustRig(t)
 	testkit.WriteConfig(t, r.project, map[string]testkit.Server{"a": testkit.Example(bin), "b": testkit.Example(bin)})
 	sup, rec := r.start(t)

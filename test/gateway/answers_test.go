@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -17,7 +18,7 @@ import (
 // the only bound: a lost or stuck answer fails it rather than hanging.
 func TestServe_64CallersOverStdioEachAnsweredExactlyOnce(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": example("alpha")})
 	stderr := &testkit.SyncBuffer{}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -119,7 +120,7 @@ func TestServe_BareNamesByConfigOrder(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			zeta := testkit.Example(bin, "--name", "zeta")
 			zeta.Env = map[string]string{"WHO": "zeta"}
@@ -179,7 +180,7 @@ func TestServe_SubscriptionSurvivesServerRestart(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": testkit.Example(bin, "--name", "alpha", "--resources", "--update-every", "50ms")})
 			cmd := newServe("--config", cfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -28,7 +29,7 @@ func TestServe_StdioClient(t *testing.T) {
 	for _, p := range protocols {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			cfg := filepath.Join(t.TempDir(), ".mcp.json")
 			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": example("alpha")})
 
@@ -94,7 +95,7 @@ func TestServe_StdioClient(t *testing.T) {
 // server with it.
 func TestServe_HTTPClients(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": example("alpha")})
 
@@ -215,7 +216,7 @@ func startHTTPGateway(t *testing.T, ctx context.Context, cmd *exec.Cmd) (endpoin
 // to start, that entry fails, the others are served.
 func TestServe_ConfigListingTheGatewayDoesNotRecurse(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	self := testkit.Server{Command: bin, Args: []string{"serve", "--config", cfg}}
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"alpha": example("alpha"), "self": self})

@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -39,8 +38,6 @@ func qualified(servers ...string) []string {
 	slices.Sort(out)
 	return out
 }
-
-func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
 
 // example is a config entry running the example server under name.
 func example(name string) testkit.Server { return testkit.Example(bin, "--name", name) }

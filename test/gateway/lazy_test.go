@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -17,7 +18,7 @@ import (
 // server's process appends a line to a file, which counts them.
 func TestServe_LazyServerIsListedThenStartedByACall(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	cfg := filepath.Join(dir, ".mcp.json")

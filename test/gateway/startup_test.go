@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
@@ -37,7 +38,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) *client {
 // wait, slow starters included, not only the quickest.
 func TestServe_OneShotClientSeesEveryServerReadyWithinTheStartupWait(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
 	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
 		"alpha": example("alpha"),
@@ -57,7 +58,7 @@ func TestServe_OneShotClientSeesEveryServerReadyWithinTheStartupWait(t *testing.
 // start is held on a FIFO the test opens.
 func TestServe_CallToAStartingServerSaysItIsStarting(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "gate")
 	if err := syscall.Mkfifo(gate, 0o600); err != nil {

@@ -13,15 +13,12 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
 // testDebounce keeps real-clock tests fast. Nothing depends on it for
 // correctness: assertions use the sentinel barrier, never elapsed time.
 const testDebounce = 10 * time.Millisecond
-
-func testContext(t *testing.T) context.Context { return actorstest.ContextTimeout(t, 30*time.Second) }
 
 // rig is one real watcher plus a sentinel: a configured file, in the test's
 // root directory, that only the test writes. Writing it is a barrier. The

@@ -10,12 +10,13 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/watcher"
 )
 
 func TestWatcher_LateFileIsPickedUp(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cfg := r.path("config.json")
 	r.start(t, r.options(t), cfg)
@@ -30,7 +31,7 @@ func TestWatcher_LateParentTwoLevelsDeep(t *testing.T) {
 
 	t.Run("one level at a time", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		cfg := r.path("a", "b", "config.json")
 		r.start(t, r.options(t), cfg)
@@ -47,7 +48,7 @@ func TestWatcher_LateParentTwoLevelsDeep(t *testing.T) {
 
 	t.Run("all at once", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		cfg := r.path("a", "b", "config.json")
 		r.start(t, r.options(t), cfg)
@@ -64,7 +65,7 @@ func TestWatcher_LateParentTwoLevelsDeep(t *testing.T) {
 
 func TestWatcher_AtomicRenameOverIsAChange(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cfg := r.path("config.json")
 	writeFile(t, cfg, "v0")
@@ -80,7 +81,7 @@ func TestWatcher_AtomicRenameOverIsAChange(t *testing.T) {
 
 func TestWatcher_VimStyleSaveIsAChange(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cfg, backup := r.path("config.json"), r.path("config.json~")
 	writeFile(t, cfg, "v0")
@@ -103,7 +104,7 @@ func TestWatcher_DeleteAndRecreateIsAChange(t *testing.T) {
 
 	t.Run("file", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		cfg := r.path("config.json")
 		writeFile(t, cfg, "v0")
@@ -122,7 +123,7 @@ func TestWatcher_DeleteAndRecreateIsAChange(t *testing.T) {
 	// directory's own event, and re-arming has to climb to the parent.
 	t.Run("parent directory", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		dir := r.path("x", "conf.d")
 		cfg := filepath.Join(dir, "config.json")
@@ -141,7 +142,7 @@ func TestWatcher_DeleteAndRecreateIsAChange(t *testing.T) {
 
 	t.Run("parent directory renamed away", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		dir, old := r.path("x", "conf.d"), r.path("x", "conf.d.old")
 		cfg := filepath.Join(dir, "config.json")
@@ -166,7 +167,7 @@ func TestWatcher_DeleteAndRecreateIsAChange(t *testing.T) {
 // timestamped directory to the next with a rename over the link.
 func TestWatcher_SymlinkRetargetIsAChange(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cm := r.path("configmap")
 	v1, v2 := filepath.Join(cm, "..v1"), filepath.Join(cm, "..v2")
@@ -204,7 +205,7 @@ func TestWatcher_SymlinkRetargetIsAChange(t *testing.T) {
 
 func TestWatcher_UnrelatedFilesInTheDirectoryAreSilent(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cfg := r.path("config.json")
 	writeFile(t, cfg, "v0")
@@ -227,7 +228,7 @@ func TestWatcher_UnrelatedFilesInTheDirectoryAreSilent(t *testing.T) {
 
 func TestWatcher_SharedDirectoryThenSyncDownToOne(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	dir := r.path("conf.d")
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
@@ -263,7 +264,7 @@ func TestWatcher_SharedDirectoryThenSyncDownToOne(t *testing.T) {
 
 func TestWatcher_OverflowReportsEveryPath(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	a, b, missing := r.path("a.json"), r.path("b.json"), r.path("missing", "c.json")
 	writeFile(t, a, "a")
@@ -285,7 +286,7 @@ func TestWatcher_FallsBackToPolling(t *testing.T) {
 
 	t.Run("notifier cannot be created", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		cfg := r.path("conf.d", "config.json")
 		opts := r.options(t)
@@ -304,7 +305,7 @@ func TestWatcher_FallsBackToPolling(t *testing.T) {
 
 	t.Run("a watch cannot be added", func(t *testing.T) {
 		t.Parallel()
-		ctx := testContext(t)
+		ctx := actorstest.Context(t)
 		r := newRig(t)
 		cfg := r.path("config.json")
 		spy := newSpyNotifier(t)
@@ -325,7 +326,7 @@ func TestWatcher_FallsBackToPolling(t *testing.T) {
 
 func TestWatcher_CloseDuringABlockedCallback(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	r := newRig(t)
 	cfg := r.path("config.json")
 	entered, release := make(chan []string, 10), make(chan struct{})

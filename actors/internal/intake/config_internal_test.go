@@ -1,10 +1,10 @@
 package intake
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
@@ -19,8 +19,7 @@ import (
 // after it arrived.
 func TestConfigActor_OneReadInFlight(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	sys := newActorSystem()
 	reads := make(chan chan struct{}) // each read hands over its release channel
 	var work sync.WaitGroup

@@ -1,13 +1,14 @@
 package intake
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/coder/quartz"
@@ -23,8 +24,7 @@ import (
 // (by polling).
 func TestWatcherActor_DegradedIsAnEventAndEditsStillArrive(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testctx.Context(t)
 	sys := newActorSystem()
 	degraded := make(chan *messages.WatcherDegraded, 4)
 	sub := sys.EventStream.Subscribe(func(evt any) {

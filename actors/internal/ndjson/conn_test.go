@@ -13,20 +13,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/internal/ndjson"
 )
-
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // reading returns a Conn reading input, which then ends.
 func reading(input string) *ndjson.Conn {
@@ -43,7 +36,7 @@ func readAll(t *testing.T, c *ndjson.Conn) ([]string, error) {
 	t.Helper()
 	var got []string
 	for {
-		msg, err := c.Read(testContext(t))
+		msg, err := c.Read(actorstest.Context(t))
 		if err != nil {
 			return got, err
 		}
@@ -77,7 +70,7 @@ func TestConn_ReadsTheMessageTypesTheGoSDKDoes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m","data":{"k":1}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":3,"method":""}` + "\n"
 	for i, line := range strings.SplitAfter(in, "\n")[:4] {
-		ours, err := reading(line).Read(testContext(t))
+		ours, err := reading(line).Read(actorstest.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +153,7 @@ func TestConn_ALineThatIsNotJSONRPCSaysWhich(t *testing.T) {
 				}
 			}()
 			c := ndjson.NewConn(r, nopWriteCloser{io.Discard})
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			errc := make(chan error, 1)
 			go func() {
 				for {
@@ -203,7 +196,7 @@ func (e *endless) Read(p []byte) (int, error) {
 
 func TestConn_AMessageBeyondTheBoundEndsTheConnection(t *testing.T) {
 	c := ndjson.NewConn(io.NopCloser(&endless{}), nopWriteCloser{io.Discard})
-	_, err := c.Read(testContext(t))
+	_, err := c.Read(actorstest.Context(t))
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("a message longer than %d bytes", ndjson.MaxMessage)) {
 		t.Fatalf("error %v, want the bound named", err)
 	}
@@ -211,7 +204,7 @@ func TestConn_AMessageBeyondTheBoundEndsTheConnection(t *testing.T) {
 
 // Writes from many goroutines arrive as whole lines, each one message.
 func TestConn_ConcurrentWritesStayWholeLines(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	a, b := net.Pipe()
 	writer := ndjson.NewConn(a, a)
 	reader := ndjson.NewConn(b, b)
@@ -272,7 +265,7 @@ func TestConn_CloseClosesBothOnce(t *testing.T) {
 // A go-sdk client on a Conn talks to a go-sdk server on the go-sdk's own
 // stdio connection.
 func TestConn_AGoSDKClientTalksToAGoSDKServer(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	a, b := net.Pipe()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -309,7 +302,7 @@ func TestConn_ReadingAllocatesLittle(t *testing.T) {
 	const line = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"call-1","progress":7,"total":1000}}` + "\n"
 	const n = 1000
 	c := reading(strings.Repeat(line, n))
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -327,7 +320,7 @@ func TestConn_ReadingAllocatesLittle(t *testing.T) {
 // The calls of a batch are answered as one batch, once the last is
 // answered; what else is written meanwhile goes out at once.
 func TestConn_ABatchIsAnsweredAsOneBatch(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	var out bytes.Buffer
 	c := ndjson.NewConn(io.NopCloser(strings.NewReader(
 		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"two","method":"b"}]`+"\n")),
@@ -369,7 +362,7 @@ func TestConn_ABatchIsAnsweredAsOneBatch(t *testing.T) {
 
 func TestConn_ABatchThatRepeatsAnIDIsRefused(t *testing.T) {
 	c := reading(`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":1,"method":"b"}]` + "\n")
-	_, err := c.Read(testContext(t))
+	_, err := c.Read(actorstest.Context(t))
 	if err == nil || !strings.Contains(err.Error(), "repeats the id 1") {
 		t.Fatalf("error %v, want the repeated id named", err)
 	}

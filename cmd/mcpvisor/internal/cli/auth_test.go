@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
@@ -23,7 +24,7 @@ func authEnv(t *testing.T) (map[string]string, oauth.Store) {
 // token file others can read, saying how to fix it.
 func TestAuth_StatusShowsNoTokenAndRefusesAReadableFile(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env, store := authEnv(t)
 	for _, name := range []string{"alpha", "beta"} {
 		if err := store.Save(&oauth.Record{Server: name, Resource: "https://" + name + ".example/mcp", TokenURL: "https://as.example/token",
@@ -54,7 +55,7 @@ func TestAuth_StatusShowsNoTokenAndRefusesAReadableFile(t *testing.T) {
 
 func TestAuth_LogoutForgetsTheServersTokens(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env, store := authEnv(t)
 	if err := store.Save(&oauth.Record{Server: "alpha", Resource: "https://a.example/mcp", AccessToken: "a"}); err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestAuth_LogoutForgetsTheServersTokens(t *testing.T) {
 
 func TestAuth_Usage(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env, _ := authEnv(t)
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
 	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"a": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o600); err != nil {

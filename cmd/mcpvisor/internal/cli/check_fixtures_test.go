@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden output of reconciler/config/testdata/check/*/check*.golden")
@@ -49,7 +51,7 @@ func TestCheck_Fixtures(t *testing.T) {
 			env := map[string]string{"HOME": "/home/ada", "TOKEN": "tok-1234", "XDG_CONFIG_HOME": t.TempDir()}
 			work := t.TempDir() // no project files: the fixture's files are named, so trusted
 			for golden, extra := range map[string][]string{"check.golden": nil, "check.json.golden": {"--json"}} {
-				res := mcpvisor(testContext(t), env, "", append(append([]string{"check", "--workdir", work}, extra...), args...)...)
+				res := mcpvisor(actorstest.Context(t), env, "", append(append([]string{"check", "--workdir", work}, extra...), args...)...)
 				got := strings.ReplaceAll(res.stdout, dir, "$FIXTURE") + "exit " + string(rune('0'+res.code)) + "\n"
 				if res.stderr != "" {
 					got += "stderr: " + strings.ReplaceAll(res.stderr, dir, "$FIXTURE")

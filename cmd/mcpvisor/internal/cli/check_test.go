@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -23,7 +24,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 // exits 1 on errors, 0 otherwise, 2 without files; it starts nothing.
 func TestCheck_DiagnosticsAndExitCodes(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "started")
 	good := writeFile(t, dir, "good.json", `{"mcpServers": {"a": {"command": "/bin/sh", "args": ["-c", "touch `+marker+`"]}}}`)
@@ -61,7 +62,7 @@ func TestCheck_DiagnosticsAndExitCodes(t *testing.T) {
 
 func TestCheck_JSON(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.json", `{"mcpServers": {"x": {"command": "srv", "prefix": "a__b"}}}`)
 	res := mcpvisor(ctx, map[string]string{}, "", "check", "--json", bad)

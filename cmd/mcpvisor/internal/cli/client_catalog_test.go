@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 	"github.com/mcpvisor/mcpvisor/messages"
@@ -47,7 +48,7 @@ func catalogFleet() *httpapitest.Fleet {
 
 func TestPrompts_ListsNamesAndArguments(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, catalogFleet(), "")
 	mcpvisor(ctx, env, "", "prompts").want(t, cli.ExitOK, "NAME          ARGUMENTS       DESCRIPTION\nalpha__greet  name*,language  Greets someone.\n", "")
 	mcpvisor(ctx, env, "", "prompts", "--json").want(t, cli.ExitOK, `{"prompts":[{"name":"alpha__greet"`, "")
@@ -56,7 +57,7 @@ func TestPrompts_ListsNamesAndArguments(t *testing.T) {
 
 func TestPrompt_OutputAndExitCodes(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, catalogFleet(), "")
 	mcpvisor(ctx, env, "", "prompt", "alpha__greet", `{"name": "Ada"}`).want(t, cli.ExitOK, "user: Say hello to Ada.\nassistant: {\"type\":\"image\"", "")
 	mcpvisor(ctx, env, `{"name": "Bo"}`, "prompt", "alpha__greet", "-").want(t, cli.ExitOK, "Say hello to Bo.", "")
@@ -68,7 +69,7 @@ func TestPrompt_OutputAndExitCodes(t *testing.T) {
 
 func TestResources_ListsResourcesAndTemplates(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, catalogFleet(), "")
 	mcpvisor(ctx, env, "", "resources").want(t, cli.ExitOK,
 		"URI                      NAME    MIME        SERVER\nexample://static/readme  readme  text/plain  alpha\n\n"+
@@ -79,7 +80,7 @@ func TestResources_ListsResourcesAndTemplates(t *testing.T) {
 
 func TestRead_OutputAndExitCodes(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, catalogFleet(), "")
 	mcpvisor(ctx, env, "", "read", "example://static/readme").want(t, cli.ExitOK, "read me\n", "")
 	mcpvisor(ctx, env, "", "read", "example://static/blob").want(t, cli.ExitOK, "(16 bytes of application/octet-stream; --json shows them)\n", "")
@@ -97,7 +98,7 @@ func TestStatus_ShowsCatalogCounts(t *testing.T) {
 		{Name: "alpha", Prefix: "alpha", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 7, Prompts: 2, Resources: 3, Templates: 1},
 		{Name: "beta", Prefix: "beta", Transport: messages.TransportStdio, State: messages.StateReady, Tools: 4},
 	}})
-	r := mcpvisor(testContext(t), daemon(t, f, ""), "", "status")
+	r := mcpvisor(actorstest.Context(t), daemon(t, f, ""), "", "status")
 	r.want(t, cli.ExitOK, "7 +2p 3r 1t", "")
 	if !regexp.MustCompile(`(?m)^beta +beta +stdio +ready +4 +0`).MatchString(r.stdout) {
 		t.Fatalf("beta's row without a catalog:\n%s", r.stdout)
@@ -107,7 +108,7 @@ func TestStatus_ShowsCatalogCounts(t *testing.T) {
 // events prints the catalog's events, a long diff cut to ten keys.
 func TestEvents_PrintsCatalogEvents(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	var uris []string
 	for i := range 12 {

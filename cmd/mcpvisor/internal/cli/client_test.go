@@ -26,8 +26,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-func testContext(t *testing.T) context.Context { return actorstest.Context(t) }
-
 // result is one CLI run.
 type result struct {
 	code           int
@@ -111,7 +109,7 @@ func statusFleet() *httpapitest.Fleet {
 func TestStatus_PrintsTheTable(t *testing.T) {
 	t.Parallel()
 	env := daemon(t, statusFleet(), "")
-	r := mcpvisor(testContext(t), env, "", "status")
+	r := mcpvisor(actorstest.Context(t), env, "", "status")
 	r.want(t, cli.ExitOK, "NAME   PREFIX  TRANSPORT  STATE   TOOLS  RESTARTS  AGE  LAST ERROR\n", "")
 	for _, row := range []string{`(?m)^alpha  alpha   stdio      ready   7      0         \d+s$`, `(?m)^beta   beta    stdio      failed  0      0         -    server process exited: exit status 1$`} {
 		if !regexp.MustCompile(row).MatchString(r.stdout) {
@@ -123,7 +121,7 @@ func TestStatus_PrintsTheTable(t *testing.T) {
 func TestStatus_JSONIsTheAPIsAnswer(t *testing.T) {
 	t.Parallel()
 	env := daemon(t, statusFleet(), "")
-	r := mcpvisor(testContext(t), env, "", "status", "--json")
+	r := mcpvisor(actorstest.Context(t), env, "", "status", "--json")
 	r.want(t, cli.ExitOK, `{"generation":2,"observedGeneration":2,"servers":[{"name":"alpha",`, "")
 }
 
@@ -135,7 +133,7 @@ func TestClient_UnreachableDaemonIsExit3(t *testing.T) {
 		{"status"}, {"tools"}, {"call", "alpha__echo"}, {"resync"}, {"events"},
 		{"status", "--addr", addr},
 	} {
-		r := mcpvisor(testContext(t), map[string]string{"MCPVISOR_ADDR": addr}, "", args...)
+		r := mcpvisor(actorstest.Context(t), map[string]string{"MCPVISOR_ADDR": addr}, "", args...)
 		r.want(t, cli.ExitNoDaemon, "", "cannot reach the daemon at "+addr+" (connection refused): is `mcpvisor run` running? (set --addr or MCPVISOR_ADDR)")
 		if lines := strings.Count(r.stderr, "\n"); lines != 1 {
 			t.Errorf("%v: %d lines on stderr, want one:\n%s", args, lines, r.stderr)
@@ -149,8 +147,8 @@ func TestClient_AddrFlagWinsOverEnvironment(t *testing.T) {
 	env := daemon(t, statusFleet(), "")
 	good := env["MCPVISOR_ADDR"]
 	env["MCPVISOR_ADDR"] = deadAddr(t)
-	mcpvisor(testContext(t), env, "", "status", "--addr", good).want(t, cli.ExitOK, "alpha", "")
-	mcpvisor(testContext(t), env, "", "status", "--addr", "http://"+good).want(t, cli.ExitOK, "alpha", "")
+	mcpvisor(actorstest.Context(t), env, "", "status", "--addr", good).want(t, cli.ExitOK, "alpha", "")
+	mcpvisor(actorstest.Context(t), env, "", "status", "--addr", "http://"+good).want(t, cli.ExitOK, "alpha", "")
 }
 
 // The CLI finds the token by itself in the daemon's default token file;
@@ -158,7 +156,7 @@ func TestClient_AddrFlagWinsOverEnvironment(t *testing.T) {
 // says what to do, and a wrong one is refused.
 func TestClient_Token(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, statusFleet(), "s3cret")
 	addr := env["MCPVISOR_ADDR"]
 	mcpvisor(ctx, env, "", "status").want(t, cli.ExitOK, "alpha", "") // the default file, no flag
@@ -181,7 +179,7 @@ func TestClient_Token(t *testing.T) {
 // group or others may read, and says how to fix it.
 func TestClient_TokenFileReadableByOthersIsRefused(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, statusFleet(), "s3cret")
 	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
 		path := filepath.Join(env["XDG_STATE_HOME"], "mcpvisor", "token")
@@ -198,9 +196,9 @@ func TestTools_ListsNames(t *testing.T) {
 	fleet := &httpapitest.Fleet{}
 	fleet.SetTools([]messages.Tool{{Server: "alpha", Prefix: "alpha", Name: "echo", Description: "Returns the message unchanged."}})
 	env := daemon(t, fleet, "")
-	mcpvisor(testContext(t), env, "", "tools").want(t, cli.ExitOK, "NAME         SERVER  DESCRIPTION\nalpha__echo  alpha   Returns the message unchanged.\n", "")
-	mcpvisor(testContext(t), env, "", "tools", "--json").want(t, cli.ExitOK, `{"tools":[{"name":"alpha__echo","server":"alpha","prefix":"alpha","tool":"echo"`, "")
-	mcpvisor(testContext(t), daemon(t, &httpapitest.Fleet{}, ""), "", "tools").want(t, cli.ExitOK, "no tools", "")
+	mcpvisor(actorstest.Context(t), env, "", "tools").want(t, cli.ExitOK, "NAME         SERVER  DESCRIPTION\nalpha__echo  alpha   Returns the message unchanged.\n", "")
+	mcpvisor(actorstest.Context(t), env, "", "tools", "--json").want(t, cli.ExitOK, `{"tools":[{"name":"alpha__echo","server":"alpha","prefix":"alpha","tool":"echo"`, "")
+	mcpvisor(actorstest.Context(t), daemon(t, &httpapitest.Fleet{}, ""), "", "tools").want(t, cli.ExitOK, "no tools", "")
 }
 
 func callFleet() *httpapitest.Fleet {
@@ -219,7 +217,7 @@ func callFleet() *httpapitest.Fleet {
 
 func TestCall_OutputAndExitCodes(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := daemon(t, callFleet(), "")
 	mcpvisor(ctx, env, "", "call", "alpha__echo", `{"message": "hi"}`).want(t, cli.ExitOK, `{"message":"hi"}`+"\n", "")
 	mcpvisor(ctx, env, "", "call", "alpha__echo").want(t, cli.ExitOK, "{}\n", "")
@@ -235,7 +233,7 @@ func TestCall_OutputAndExitCodes(t *testing.T) {
 
 func TestResync_PrintsPlanAndOutcome(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	outcome := messages.StateReady
 	fleet := &httpapitest.Fleet{ResyncFunc: func(_ context.Context, dry bool) (*messages.ResyncPlanned, *messages.ResyncCompleted, error) {
 		p := &messages.ResyncPlanned{Generation: 2, DryRun: dry, Steps: []messages.PlanStep{{Server: "beta", Action: messages.ActionRetry, Reason: "failed: retry"}}}
@@ -257,7 +255,7 @@ func TestResync_PrintsPlanAndOutcome(t *testing.T) {
 // daemon ends is exit 3.
 func TestEvents_FollowsUntilInterrupted(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	fleet.Publish(&messages.ServerStateChanged{Server: "alpha", From: messages.StateStarting, To: messages.StateReady, Reason: "connected", PID: 41872})
 	fleet.Publish(&messages.PlanComputed{Generation: 2, Steps: []messages.PlanStep{{Server: "alpha", Action: messages.ActionKeep}, {Server: "beta", Action: messages.ActionStart, Reason: "new"}}})
@@ -289,7 +287,7 @@ func TestEvents_FollowsUntilInterrupted(t *testing.T) {
 
 func TestEvents_JSONAndBadSince(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	fleet := &httpapitest.Fleet{}
 	fleet.Publish(&messages.WatcherDegraded{Reason: "inotify limit"})
 	env := daemon(t, fleet, "")
@@ -344,7 +342,7 @@ func (l *lineReader) next(ctx context.Context, t *testing.T) string {
 
 func TestClient_UsageErrorsAreExit2(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	for _, args := range [][]string{
 		{"status", "extra"}, {"status", "--nope"}, {"tools", "x"}, {"resync", "--dry-run=maybe"}, {"events", "x"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -46,7 +47,7 @@ func TestRunAndServe_FailedSupervisorExitsNonZeroWithOneLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := testContext(t)
+			ctx := actorstest.Context(t)
 			args := append([]string{}, tc.args...)
 			args[2] = boomConfig(t)
 			stdin, hold := io.Pipe() // a client that never goes away

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
 
@@ -14,7 +15,7 @@ import (
 // the value. The value shows in no output of any of them.
 func TestInput_SetListUnsetAndTheValueNeverShows(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	const secret = "pplx-secret-value-7a1c"
 	xdg := t.TempDir()
 	env := map[string]string{"HOME": t.TempDir(), "XDG_CONFIG_HOME": xdg}
@@ -48,7 +49,7 @@ func TestInput_SetListUnsetAndTheValueNeverShows(t *testing.T) {
 // trust` (with no arguments, which reviews the discovered project files).
 func TestCheck_DiscoverJudgesProjectFilesUntrusted(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	home, proj, xdg := t.TempDir(), t.TempDir(), t.TempDir()
 	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg}
 	if err := os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755); err != nil {

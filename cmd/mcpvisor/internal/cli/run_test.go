@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
 
@@ -37,7 +38,7 @@ func TestRun_NonLoopbackWithAShortTokenIsRefused(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", ":0"} {
 		env := stateEnv(t)
 		env["MCPVISOR_TOKEN"] = "short"
-		r := mcpvisor(testContext(t), env, "", "run", "--config", emptyConfig(t), "--listen", listen)
+		r := mcpvisor(actorstest.Context(t), env, "", "run", "--config", emptyConfig(t), "--listen", listen)
 		r.want(t, cli.ExitUsage, "", "refusing to serve the HTTP API on "+listen+" with a token of 5 bytes")
 		if !strings.Contains(r.stderr, "at least 32") || r.stdout != "" || strings.Contains(r.stderr, "short") {
 			t.Fatalf("stdout %q stderr %q: want nothing started, the rule, and not the token", r.stdout, r.stderr)
@@ -51,7 +52,7 @@ func TestRun_EmptyTokenFileIsAUsageError(t *testing.T) {
 	if err := os.WriteFile(file, []byte("\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mcpvisor(testContext(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--token-file", file).want(t, cli.ExitUsage, "", "is empty")
+	mcpvisor(actorstest.Context(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--token-file", file).want(t, cli.ExitUsage, "", "is empty")
 }
 
 // A token file that its group or others may read is refused (like ssh),
@@ -61,16 +62,16 @@ func TestRun_TokenFileReadableByOthersIsRefused(t *testing.T) {
 	env := stateEnv(t)
 	def := filepath.Join(env["XDG_STATE_HOME"], "mcpvisor", "token")
 	writeToken(t, def, strings.Repeat("k", 43), 0o644)
-	r := mcpvisor(testContext(t), env, "", "run", "--config", emptyConfig(t))
+	r := mcpvisor(actorstest.Context(t), env, "", "run", "--config", emptyConfig(t))
 	r.want(t, cli.ExitUsage, "", "token file "+def+" is accessible by others (mode 0644)")
 	named := filepath.Join(t.TempDir(), "token")
 	writeToken(t, named, strings.Repeat("k", 43), 0o640)
-	mcpvisor(testContext(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--token-file", named).want(t, cli.ExitUsage, "", "chmod 600 "+named)
+	mcpvisor(actorstest.Context(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--token-file", named).want(t, cli.ExitUsage, "", "chmod 600 "+named)
 }
 
 func TestRun_BadAllowOriginIsAUsageError(t *testing.T) {
 	t.Parallel()
-	mcpvisor(testContext(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--allow-origin", "localhost:3000").
+	mcpvisor(actorstest.Context(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--allow-origin", "localhost:3000").
 		want(t, cli.ExitUsage, "", "--allow-origin")
 }
 
@@ -81,7 +82,7 @@ func TestRun_TakenPortFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	r := mcpvisor(testContext(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--listen", l.Addr().String())
+	r := mcpvisor(actorstest.Context(t), stateEnv(t), "", "run", "--config", emptyConfig(t), "--listen", l.Addr().String())
 	r.want(t, cli.ExitFailed, "", "is another `mcpvisor run` using it? pass --listen HOST:PORT, or --listen off")
 }
 
@@ -92,7 +93,7 @@ func TestRun_TakenPortFailsFast(t *testing.T) {
 // everything, exit 0.
 func TestRun_ServesTheAPIAndStopsCleanly(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	env := stateEnv(t)
 	stdout := newLineReader()
 	runCtx, interrupt := context.WithCancel(ctx)

@@ -212,7 +212,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // and returns its endpoint and stderr.
 func serveHTTP(t *testing.T, env map[string]string, args ...string) (string, *serveLog) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithCancel(actorstest.Context(t)) // cancelled to stop serve
 	stderr := &serveLog{}
 	exited := make(chan int, 1)
 	go func() {

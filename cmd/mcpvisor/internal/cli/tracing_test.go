@@ -17,6 +17,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
 
@@ -60,7 +61,7 @@ func (r *otlpReceiver) received() []string {
 // spans are flushed on the way out). Not parallel: the exporter reads
 // the process's environment.
 func TestRun_OTLPEndpointExportsSpans(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	receiver := &otlpReceiver{}
 	collector := httptest.NewServer(receiver)
 	t.Cleanup(collector.Close)
@@ -101,7 +102,7 @@ func TestRun_OTLPEndpointExportsSpans(t *testing.T) {
 // collector once serve has exited (the client closed stdin). Not
 // parallel, as above.
 func TestServe_OTLPExportsGatewaySpans(t *testing.T) {
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	receiver := &otlpReceiver{}
 	collector := httptest.NewServer(receiver)
 	t.Cleanup(collector.Close)

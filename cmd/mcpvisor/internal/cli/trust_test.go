@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 )
@@ -56,7 +57,7 @@ func (p trustProject) approvals(t *testing.T) int {
 // approval (0600) of the project file it finds by itself.
 func TestTrust_YesApprovesTheProjectFile(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	p := newTrustProject(t)
 	res := mcpvisor(ctx, p.env, "", "trust", "--yes", "--workdir", p.dir)
 	res.want(t, cli.ExitOK, "approved "+p.file+" (2 servers)", "")
@@ -86,7 +87,7 @@ func TestTrust_YesApprovesTheProjectFile(t *testing.T) {
 // nothing.
 func TestTrust_RefusesWithoutATerminal(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	p := newTrustProject(t)
 	res := mcpvisor(ctx, p.env, "y\n", "trust", p.file)
 	res.want(t, cli.ExitFailed, `"/bin/sh"`, "stdin is not a terminal")
@@ -98,7 +99,7 @@ func TestTrust_RefusesWithoutATerminal(t *testing.T) {
 // On a terminal, trust asks y/N; only yes approves.
 func TestTrust_AsksOnATerminal(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	for _, tt := range []struct {
 		answer string
 		code   int
@@ -155,7 +156,7 @@ func openPTY(t *testing.T) (tty, typeIn *os.File) {
 // withdraws it.
 func TestTrust_ListAndRevoke(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	p := newTrustProject(t)
 	mcpvisor(ctx, p.env, "", "trust", "--list").want(t, cli.ExitOK, "no approved files", "")
 	mcpvisor(ctx, p.env, "", "trust", "--yes", p.file).want(t, cli.ExitOK, "approved", "")
@@ -178,7 +179,7 @@ func TestTrust_ListAndRevoke(t *testing.T) {
 
 func TestTrust_NothingToApprove(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	p := newTrustProject(t)
 	mcpvisor(ctx, p.env, "", "trust", "--yes", "--workdir", t.TempDir()).want(t, cli.ExitFailed, "", "no project config file")
 	broken := writeFile(t, p.dir, "broken.json", `{"mcpServers": {`)
@@ -190,7 +191,7 @@ func TestTrust_NothingToApprove(t *testing.T) {
 // until approved, and says how to approve it.
 func TestCheck_MarksUntrustedFiles(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
+	ctx := actorstest.Context(t)
 	p := newTrustProject(t)
 	res := mcpvisor(ctx, p.env, "", "check", "--workdir", p.dir, ".mcp.json")
 	res.want(t, cli.ExitOK, `warning: server "leak" is untrusted`, "")
@@ -216,7 +217,7 @@ func TestCheck_MarksUntrustedFiles(t *testing.T) {
 // unapproved .mcp.json.
 func TestRun_UnapprovedProjectFileStartsNothing(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(actorstest.Context(t))
 	defer cancel()
 	p := newTrustProject(t)
 	marker := filepath.Join(p.dir, "spawned")
