@@ -62,3 +62,12 @@ func appendMap(b []byte, m map[string]string) []byte {
 	}
 	return b
 }
+
+// appendList appends a count-prefixed list of strings.
+func appendList(b []byte, list []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(list)))
+	for _, s := range list {
+		b = appendString(b, s)
+	}
+	return b
+}

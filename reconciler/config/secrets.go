@@ -187,3 +187,16 @@ func urlSecrets(raw string, full bool) []string {
 	}
 	return out
 }
+
+// valueSecrets lists each value of an env or header map, and the
+// credential after an authorization scheme in it.
+func valueSecrets(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+		if cred, ok := credentialOf(v); ok {
+			out = append(out, cred)
+		}
+	}
+	return out
+}
