@@ -52,102 +52,130 @@ func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cb, err := listenForCallback()
 	if err != nil {
-		return nil, fmt.Errorf("loopback listener: %w", err)
+		return nil, err
 	}
-	redirect := "http://" + ln.Addr().String() + "/callback"
-	results := make(chan *auth.AuthorizationResult, 1)
-	srv := &http.Server{Handler: callbackHandler(results), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan struct{})
-	go func() { defer close(served); _ = srv.Serve(ln) }()
-	defer func() { _ = srv.Close(); <-served }()
-
-	spec := o.Spec.OAuth
-	if spec == nil {
-		spec = &messages.OAuthSpec{}
+	defer cb.close()
+	l := &login{o: o, spec: o.Spec.OAuth}
+	if l.spec == nil {
+		l.spec = &messages.OAuthSpec{}
 	}
-	prev, _ := o.Store.Load(o.Spec.Name, o.Spec.URL)
+	l.prev, _ = o.Store.Load(o.Spec.Name, o.Spec.URL)
+	defer func() {
+		// A failure after the token exchange (the server refusing the
+		// connection, say) may quote the token: the error never does.
+		if err != nil && l.tok != nil {
+			err = errors.New(redact.New(l.tok.AccessToken, l.tok.RefreshToken).Redact(err.Error()))
+		}
+	}()
 	// Discovery ahead of the flow, for the record (issuer, revocation,
 	// the resource) and for a 2025-03-26 server whose metadata names an
 	// issuer with a path, which the go-sdk is shown the current way.
 	// Its failure is the go-sdk's to report.
 	metaClient := o.Client
-	d, derr := discover(ctx, o.Client, o.Spec.URL, nil)
-	if derr == nil && d.legacy {
-		if metaClient, err = legacyClient(o.Client, o.Spec.URL, d.asm); err != nil {
+	if l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil); l.discoverErr == nil && l.found.legacy {
+		if metaClient, err = legacyClient(o.Client, o.Spec.URL, l.found.asm); err != nil {
 			return nil, fmt.Errorf("oauth: %w", err)
 		}
 	}
-	var captured struct {
-		cfg *oauth2.Config
-		tok *oauth2.Token
+	h, err := auth.NewAuthorizationCodeHandler(l.handlerConfig(cb, metaClient))
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	defer func() {
-		// A failure after the token exchange (the server refusing the
-		// connection, say) may quote the token: the error never does.
-		if err != nil && captured.tok != nil {
-			err = errors.New(redact.New(captured.tok.AccessToken, captured.tok.RefreshToken).Redact(err.Error()))
-		}
-	}()
+	if err := l.connect(ctx, h); err != nil {
+		return nil, err
+	}
+	if l.tok == nil {
+		return nil, errors.New("the server accepted the connection without asking for authorization: nothing to store")
+	}
+	rec := l.record()
+	if err := o.Store.Save(rec); err != nil {
+		return nil, err
+	}
+	if err := o.Store.MarkLogin(rec.Server); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// login is one Login under way: what it knew before the flow, and the
+// client configuration and token the flow ended with.
+type login struct {
+	o           LoginOptions
+	spec        *messages.OAuthSpec
+	prev        *Record // the server's record before this login, if any
+	found       *discovered
+	discoverErr error
+	cfg         *oauth2.Config
+	tok         *oauth2.Token
+}
+
+// handlerConfig configures the go-sdk's flow: the redirect to cb, dynamic
+// registration unless the config names a client, the scopes asked for
+// (the server's, the config's and the previous record's), and a token
+// source that keeps the token this login ends with.
+func (l *login) handlerConfig(cb *callback, metaClient *http.Client) *auth.AuthorizationCodeHandlerConfig {
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL: redirect,
+		RedirectURL: cb.redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs: []string{redirect}, ClientName: "mcpvisor", TokenEndpointAuthMethod: "none",
+			RedirectURIs: []string{cb.redirect}, ClientName: "mcpvisor", TokenEndpointAuthMethod: "none",
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
 		}},
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			if err := o.Open(args.URL); err != nil {
+			if err := l.o.Open(args.URL); err != nil {
 				return nil, err
 			}
 			select {
-			case r := <-results:
+			case r := <-cb.results:
 				return r, nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 		},
 		ScopeFilter: func(discovered []string) []string {
-			out := union(discovered, spec.Scopes)
-			if prev != nil {
-				out = union(out, union(prev.Scopes, prev.WantScopes))
+			out := union(discovered, l.spec.Scopes)
+			if l.prev != nil {
+				out = union(out, union(l.prev.Scopes, l.prev.WantScopes))
 			}
 			return out
 		},
 		RequestRefreshToken: true,
 		Client:              metaClient,
 		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
-			captured.cfg, captured.tok = c, t
+			l.cfg, l.tok = c, t
 			return oauth2.StaticTokenSource(t), nil
 		},
 	}
-	if spec.ClientID != "" {
-		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: spec.ClientID}
-		if spec.ClientSecret != "" {
-			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: spec.ClientSecret}
+	if l.spec.ClientID != "" {
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: l.spec.ClientID}
+		if l.spec.ClientSecret != "" {
+			cfg.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: l.spec.ClientSecret}
 		}
 	}
-	if spec.ClientMetadataURL != "" {
-		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: spec.ClientMetadataURL}
+	if l.spec.ClientMetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: l.spec.ClientMetadataURL}
 	}
-	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	return cfg
+}
+
+// connect connects to the server with h authorizing it, which runs the
+// flow when the server asks for authorization, and closes the session.
+func (l *login) connect(ctx context.Context, h *auth.AuthorizationCodeHandler) error {
+	u, err := url.Parse(l.o.Spec.URL)
 	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
+		return fmt.Errorf("parse url: %w", err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: "login"}, nil)
-	u, err := url.Parse(o.Spec.URL)
-	if err != nil {
-		return nil, fmt.Errorf("parse url: %w", err)
-	}
-	sse := *o.Client
-	sse.Transport = Transport(h, u.Scheme+"://"+u.Host, o.Client.Transport)
-	overSSE := &mcp.SSEClientTransport{Endpoint: o.Spec.URL, HTTPClient: &sse}
+	sse := *l.o.Client
+	sse.Transport = Transport(h, u.Scheme+"://"+u.Host, l.o.Client.Transport)
+	overSSE := &mcp.SSEClientTransport{Endpoint: l.o.Spec.URL, HTTPClient: &sse}
 	var cs *mcp.ClientSession
-	if o.Spec.Transport == messages.TransportSSE {
+	if l.o.Spec.Transport == messages.TransportSSE {
 		cs, err = client.Connect(ctx, overSSE, nil)
 	} else {
-		cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.Spec.URL, HTTPClient: o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
-		if err != nil && captured.tok != nil && ctx.Err() == nil {
+		cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.o.Spec.URL, HTTPClient: l.o.Client, OAuthHandler: h, MaxRetries: -1}, nil)
+		if err != nil && l.tok != nil && ctx.Err() == nil {
 			// Authorized, then refused as streamable HTTP: an http server
 			// that speaks only HTTP+SSE, as the daemon's transport
 			// detection finds; the handler has the token now.
@@ -157,29 +185,48 @@ func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("log in to %s: %w", o.Spec.Name, err)
+		return fmt.Errorf("log in to %s: %w", l.o.Spec.Name, err)
 	}
 	_ = cs.Close()
-	if captured.tok == nil {
-		return nil, errors.New("the server accepted the connection without asking for authorization: nothing to store")
-	}
-	rec := &Record{Server: o.Spec.Name, Resource: o.Spec.URL, TokenURL: captured.cfg.Endpoint.TokenURL,
-		ClientID: captured.cfg.ClientID, ClientSecret: captured.cfg.ClientSecret, AuthStyle: captured.cfg.Endpoint.AuthStyle,
-		Scopes: captured.cfg.Scopes}
-	rec.setToken(captured.tok, o.Now())
-	if derr == nil {
-		rec.Issuer, rec.RevocationURL = d.asm.Issuer, d.asm.RevocationEndpoint
-		if d.resource != o.Spec.URL {
-			rec.BoundTo = d.resource
+	return nil
+}
+
+// record is the Record of the token the flow ended with.
+func (l *login) record() *Record {
+	rec := &Record{Server: l.o.Spec.Name, Resource: l.o.Spec.URL, TokenURL: l.cfg.Endpoint.TokenURL,
+		ClientID: l.cfg.ClientID, ClientSecret: l.cfg.ClientSecret, AuthStyle: l.cfg.Endpoint.AuthStyle,
+		Scopes: l.cfg.Scopes}
+	rec.setToken(l.tok, l.o.Now())
+	if l.discoverErr == nil {
+		rec.Issuer, rec.RevocationURL = l.found.asm.Issuer, l.found.asm.RevocationEndpoint
+		if l.found.resource != l.o.Spec.URL {
+			rec.BoundTo = l.found.resource
 		}
 	}
-	if err := o.Store.Save(rec); err != nil {
-		return nil, err
+	return rec
+}
+
+// callback is the loopback listener the authorization server redirects
+// the browser to.
+type callback struct {
+	redirect string
+	results  chan *auth.AuthorizationResult
+	close    func()
+}
+
+// listenForCallback listens on a free loopback port and serves the
+// redirect (callbackHandler) until close, which waits for the server.
+func listenForCallback() (*callback, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("loopback listener: %w", err)
 	}
-	if err := o.Store.MarkLogin(rec.Server); err != nil {
-		return nil, err
-	}
-	return rec, nil
+	cb := &callback{redirect: "http://" + ln.Addr().String() + "/callback", results: make(chan *auth.AuthorizationResult, 1)}
+	srv := &http.Server{Handler: callbackHandler(cb.results), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = srv.Serve(ln) }()
+	cb.close = func() { _ = srv.Close(); <-served }
+	return cb, nil
 }
 
 // callbackHandler takes the authorization server's redirect: the code,
