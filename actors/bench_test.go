@@ -180,7 +180,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 }
 
 // Applying an edit that adds one server to a running fleet of 1,000: from
-// the desired state reaching the reconciler to the new server ready. No
+// the desired state reaching the fleet actor to the new server ready. No
 // other server may change state.
 func BenchmarkReconcile_AddOneTo1000(b *testing.B) {
 	const n = 1000

@@ -198,7 +198,7 @@ func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 		if items != step.items {
 			t.Errorf("%s: the event carries %d items, want the full list of %d", step.name, items, step.items)
 		}
-		if _, _, err := sup.Resync(ctx, true); err != nil { // barrier: the reconciler handled what it was sent
+		if _, _, err := sup.Resync(ctx, true); err != nil { // barrier: the fleet actor handled what it was sent
 			t.Fatal(err)
 		}
 		for _, k := range kinds {

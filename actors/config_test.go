@@ -34,7 +34,7 @@ func TestConfig_BadSaveKeepsTheLastGoodServers(t *testing.T) {
 		if loaded.Changed || !anyDiagnostic(loaded.Diagnostics, "keeping") {
 			t.Fatalf("after saving %q: %+v, want unchanged with a diagnostic saying the servers are kept", broken, loaded)
 		}
-		if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the reconciler
+		if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the fleet actor
 			t.Fatal(err)
 		}
 		if got := transitions(rec, mark, "s"); len(got) != 0 {
@@ -101,7 +101,7 @@ func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
 	if loaded := ev.(*messages.ConfigLoaded); loaded.Changed || loaded.Generation != before.Generation {
 		t.Fatalf("after a formatting-only save: %+v, want generation %d unchanged", loaded, before.Generation)
 	}
-	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the reconciler
+	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the fleet actor
 		t.Fatal(err)
 	}
 	after := sup.Status()

@@ -46,7 +46,7 @@ func closeWithin(ctx context.Context, t *testing.T, sup *actors.Supervisor) {
 	}
 }
 
-// A panic in the reconciler (here a malformed injected message: a nil
+// A panic in the fleet actor (here a malformed injected message: a nil
 // *ServerFailed) used to leave a silent zombie: Status said ready, calls
 // and resyncs blocked until the caller's deadline. Now it ends the
 // Supervisor loudly: a SupervisorFailed event naming the actor and the
@@ -67,7 +67,7 @@ func TestSupervisor_FleetActorPanicEndsItLoudly(t *testing.T) {
 
 	ev := waitFailed(ctx, t, sup, rec)
 	if ev.Actor != "fleet" || !strings.Contains(ev.Reason, "nil pointer dereference") || !strings.Contains(ev.Reason, "*messages.ServerFailed") {
-		t.Errorf("event = %+v, want the reconciler, the panic and the message it hit", ev)
+		t.Errorf("event = %+v, want the fleet actor, the panic and the message it hit", ev)
 	}
 	err := sup.Err()
 	if !errors.Is(err, actors.ErrFailed) || !strings.Contains(err.Error(), "the fleet actor failed: panic: ") {

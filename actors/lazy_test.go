@@ -231,7 +231,7 @@ func TestLazy_GetReadCompleteStartAnIdleServer(t *testing.T) {
 
 // A call in flight keeps a lazy server from its idle stop: a shorter call
 // that starts and ends meanwhile arms no idle timer (the trap would hold
-// the reconciler, and the barrier through its mailbox would never pass);
+// the fleet actor, and the barrier through its mailbox would never pass);
 // the timer is armed once the last call ends.
 func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 	t.Parallel()
@@ -285,7 +285,7 @@ func TestLazy_InFlightCallKeepsItRunning(t *testing.T) {
 }
 
 // The cost of a call to a ready lazy server, which goes through the
-// reconciler (a use and its release) on top of the eager path; compare
+// fleet actor (a use and its release) on top of the eager path; compare
 // with BenchmarkCallTool_InMemory/supervisor.
 func BenchmarkCallTool_LazyReady(b *testing.B) {
 	ctx := context.Background()

@@ -46,7 +46,7 @@ func TestReconciler_CallTimeoutAppliesLive(t *testing.T) {
 
 	writeConfig(t, cfg, map[string]any{"s": map[string]any{"command": "in-memory", "callTimeout": "9s"}})
 	reload(t, ctx, sup, rec)
-	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the reconciler
+	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the fleet actor
 		t.Fatal(err)
 	}
 	call(9 * time.Second)

@@ -19,7 +19,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// A session whose server died is stopped once the reconciler has replaced
+// A session whose server died is stopped once the fleet actor has replaced
 // it: dead sessions do not pile up as actors.
 func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	t.Parallel()

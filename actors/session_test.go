@@ -53,7 +53,7 @@ func TestSession_ConnectTimeoutFailsOnlyThatServer(t *testing.T) {
 }
 
 // A tools/list_changed notification makes the session list again; the
-// reconciler publishes what was added, removed and changed (by hash).
+// fleet actor publishes what was added, removed and changed (by hash).
 func TestSession_ListChangedPublishesTheDifference(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)

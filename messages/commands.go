@@ -11,9 +11,9 @@ type FileChanged struct {
 // immediate retry of every failed server (backoff and crash-loop budget
 // reset). Healthy unchanged servers are not touched.
 type ResyncRequested struct {
-	// ID correlates the reconciler's answers (ResyncPlanned, then
+	// ID correlates the fleet actor's answers (ResyncPlanned, then
 	// ResyncCompleted, also published) with the request; any string. Whoever
-	// wants the answers registers the ID with the reconciler first, as
+	// wants the answers registers the ID with the fleet actor first, as
 	// Supervisor.Resync does.
 	ID string
 	// DryRun computes the plan and changes nothing.
@@ -31,7 +31,7 @@ type DesiredState struct {
 }
 
 // Resync is the config actor's answer to a ResyncRequested, sent to the
-// reconciler once the config files were read again (after the DesiredState
+// fleet actor once the config files were read again (after the DesiredState
 // that read produced, if it produced one): retry every failed server of
 // the desired state now, or, for a dry run, only plan.
 type Resync struct {

@@ -115,7 +115,7 @@ type ToolsChanged struct {
 	Changed []string `json:"changed"`
 }
 
-// Action is what the reconciler does with one server.
+// Action is what the fleet actor does with one server.
 type Action string
 
 // The plan actions.
@@ -134,7 +134,7 @@ type PlanStep struct {
 	Reason string `json:"reason"`
 }
 
-// PlanComputed is published when the reconciler has diffed a desired state
+// PlanComputed is published when the fleet actor has diffed a desired state
 // against the live sessions.
 type PlanComputed struct {
 	Generation uint64     `json:"generation"`
@@ -178,7 +178,7 @@ type WatcherDegraded struct {
 	Reason string `json:"reason"`
 }
 
-// SupervisorFailed is published once when a core actor (reconciler,
+// SupervisorFailed is published once when a core actor (fleet,
 // config or watcher) failed and the Supervisor cannot go on: it stops
 // every server, Supervisor.Done is closed and every call returns
 // Supervisor.Err. Only what the stopping actors had under way may follow

@@ -34,7 +34,7 @@ type ServerStatus struct {
 
 // Status is a point-in-time copy of the whole fleet.
 type Status struct {
-	// Generation is the newest desired state the reconciler has seen;
+	// Generation is the newest desired state the fleet actor has seen;
 	// ObservedGeneration the newest one whose plan was fully applied.
 	Generation         uint64         `json:"generation"`
 	ObservedGeneration uint64         `json:"observedGeneration"`

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
-// Fleet is the reconciler's state machine: every per-server record of the
+// Fleet is the state machine of the whole fleet: every per-server record of the
 // fleet (desired spec, the live sessions, attempts, backoff, crash-loop
 // window, retry token, pending resyncs, exposed tools, invalid and disabled
 // entries) and the rules that move them. It is pure, like etcd's raft: no

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler"
 )
 
-// fleetRig drives a reconciler.Fleet the way the reconciler actor does,
+// fleetRig drives a reconciler.Fleet the way the fleet actor does,
 // playing the session actors and the clock itself: it remembers every
 // session the fleet spawned and every timer it armed, so a script can say
 // "ready alpha" or "tick 1s" and the rig sends the right input.

@@ -8,7 +8,7 @@ import (
 
 // Input is what the fleet is stepped with: one of the types below, each
 // carrying the clock reading at which the shell handled it. They are the
-// reconciler actor's messages, translated.
+// fleet actor's messages, translated.
 type Input interface{ isInput() }
 
 // DesiredArrived is a new desired state from the config actor.

@@ -19,7 +19,7 @@ type Desired struct {
 	Resync bool
 }
 
-// Observed is the live side of a plan: one server the reconciler has a
+// Observed is the live side of a plan: one server the fleet actor has a
 // session (or a failed session) for.
 type Observed struct {
 	// Spec is the spec the server's current session runs.
@@ -29,9 +29,9 @@ type Observed struct {
 
 // Plan diffs desired against observed and returns one step per server
 // name that appears on either side, sorted by name. It is pure: the
-// reconciler actor carries the steps out.
+// fleet actor carries the steps out.
 //
-// The rules (DESIGN.md, "Reconcile rules"):
+// The rules (docs/architecture.md, "The fleet"):
 //
 //	desired, nothing live            start    "new"
 //	live, not desired                stop     "removed"

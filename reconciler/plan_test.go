@@ -132,7 +132,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// TestPlan_Converges drives a model of the reconciler with random desired
+// TestPlan_Converges drives a model of the fleet actor with random desired
 // states, failures and resyncs: applying each plan always makes live equal
 // desired (modulo failed servers waiting for a retry), and never restarts
 // an unchanged ready server.

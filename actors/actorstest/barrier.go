@@ -67,8 +67,9 @@ func (*barrier) GetAutoResponse(actor.Context) any { return &Passed{} }
 func Barrier(ctx context.Context, t testing.TB, sup *actors.Supervisor, a Actor) {
 	t.Helper()
 	sys, p := pid(t, sup, a)
-	// No future timeout: protoactor's races on late answers (libraries.md
-	// §0.7); ctx is the bound.
+	// No future timeout: in the pinned protoactor, an answer that arrives
+	// after its future timed out is a data race (asynkron/protoactor-go
+	// #1145); ctx is the bound.
 	f := sys.Root.RequestFuture(p, &barrier{}, -1)
 	answered := make(chan error, 1)
 	go func() {

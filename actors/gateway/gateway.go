@@ -117,9 +117,10 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		// included, even while nothing is exposed: a 2026-07-28 client
 		// decides at connect time which notifications to listen for,
 		// and a gateway starts empty and follows a fleet that may gain
-		// any server at any time (libraries.md §2.2). Any server of the
-		// fleet could provide each one; one that cannot answers with
-		// its own error, passed through.
+		// any server at any time (the go-sdk's client opens its
+		// subscriptions/listen stream only for what was advertised at
+		// connect). Any server of the fleet could provide each one;
+		// one that cannot answers with its own error, passed through.
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},

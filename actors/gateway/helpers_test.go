@@ -222,7 +222,7 @@ func (h *harness) send(ev messages.Event) {
 }
 
 // toolsChanged sends the whole new tool set of one server, as the
-// reconciler does; the others likewise for their kinds.
+// fleet actor does; the others likewise for their kinds.
 func (h *harness) toolsChanged(server string, tools ...messages.Tool) {
 	h.send(&messages.ToolsChanged{Server: server, Tools: tools})
 }

@@ -92,7 +92,7 @@ func TestCall_ErrorsMapToStatusCodes(t *testing.T) {
 		{fmt.Errorf("%w: %q has no tool %q", actors.ErrUnknownTool, "alpha", "x"), http.StatusNotFound},
 		{fmt.Errorf("%w: %q", actors.ErrNotReady, "alpha"), http.StatusServiceUnavailable},
 		{actors.ErrClosed, http.StatusServiceUnavailable},
-		{fmt.Errorf("%w: the reconciler actor failed: panic: x", actors.ErrFailed), http.StatusServiceUnavailable},
+		{fmt.Errorf("%w: the fleet actor failed: panic: x", actors.ErrFailed), http.StatusServiceUnavailable},
 		{fmt.Errorf("%w: %w", actors.ErrCanceled, context.Canceled), http.StatusServiceUnavailable},
 		{fmt.Errorf("%w: connection reset", actors.ErrUpstream), http.StatusBadGateway},
 		{fmt.Errorf("%w after 60s", actors.ErrCallTimeout), http.StatusGatewayTimeout},

@@ -111,7 +111,7 @@ var (
 	descTools = prometheus.NewDesc("mcpvisor_server_tools",
 		"Tools a server exposes (0 unless it is ready).", []string{"server"}, nil)
 	descGeneration = prometheus.NewDesc("mcpvisor_config_generation",
-		"Newest desired-state generation the reconciler has seen.", nil, nil)
+		"Newest desired-state generation the fleet actor has seen.", nil, nil)
 	descObserved = prometheus.NewDesc("mcpvisor_config_observed_generation",
 		"Newest generation whose plan was fully applied.", nil, nil)
 	descDiagnostics = prometheus.NewDesc("mcpvisor_config_diagnostics",

@@ -25,7 +25,7 @@ type openPlan struct {
 }
 
 // maxOpenPlans bounds the plans waited for; a plan whose servers never
-// settle (say a step the reconciler skipped) is forgotten once this many
+// settle (say a step the fleet actor skipped) is forgotten once this many
 // newer ones are open.
 const maxOpenPlans = 32
 

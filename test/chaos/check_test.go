@@ -60,11 +60,11 @@ type writeRecord struct {
 	entries map[string]entry // what a valid write declares
 }
 
-// serverTrack mirrors what the reconciler believes about one server,
+// serverTrack mirrors what the fleet actor believes about one server,
 // derived from events only.
 type serverTrack struct {
 	state messages.State
-	// spec is the session key of the spec the reconciler applies to the
+	// spec is the session key of the spec the fleet actor applies to the
 	// server (its record's spec); next the key of a make-before-break
 	// session in flight ("" if none). A plan compares desired against
 	// next if set, else spec.
@@ -197,7 +197,7 @@ func (c *checker) planComputed(seq uint64, ev *messages.PlanComputed) {
 }
 
 // step checks one plan step against the desired state and mirrors its
-// effect on the reconciler's record of the server.
+// effect on the fleet's record of the server.
 func (c *checker) step(seq, gen uint64, st messages.PlanStep, ds desired) {
 	d, declared := ds[st.Server]
 	runnable := declared && !d.invalid && !d.disabled

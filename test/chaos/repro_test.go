@@ -27,7 +27,7 @@ import (
 // is failed with the new session's error. reconcilerActor.serverFailed
 // handles the new session's failure as "keep serving on the old session"
 // and reads s.cur.id, but the old session's death had set s.cur to nil:
-// the reconciler panics (nil pointer dereference), protoactor restarts it
+// the fleet actor panics (nil pointer dereference), protoactor restarts it
 // with an empty state and stops its children, so every server process is
 // killed while status, frozen at the last snapshot, still shows them ready,
 // and resyncs never complete. Found by TestChaos (an edit that breaks a
@@ -133,7 +133,7 @@ func TestRepro_WatcherLogLineAliasesScratch(t *testing.T) {
 // A server removed while its session is still connecting ends stopped.
 // The chaos run found servers stuck in "stopping" for good: the stop
 // cancelled the lifeline's connect, which reported "stopped while
-// connecting" as a failure, which the reconciler dropped as stale (the
+// connecting" as a failure, which the fleet actor dropped as stale (the
 // session was stopping), and no sessionStopped followed (fixed in
 // 45f4adc).
 func TestRepro_RemovedWhileConnectingEndsStopped(t *testing.T) {

@@ -170,7 +170,7 @@ func (r *run) crashTool() {
 	r.count("crash tool: " + outcome)
 }
 
-// injectFailure sends the reconciler a ServerFailed for a ready server's
+// injectFailure sends the fleet actor a ServerFailed for a ready server's
 // session, or (half the time) for a session that is not current, which
 // must be ignored.
 func (r *run) injectFailure() {

@@ -81,7 +81,7 @@ func checkConformance(ctx context.Context, t *testing.T, s subject) {
 	if restarted.PID == otherReady.PID {
 		t.Fatalf("%s restarted on the same pid %d", other, restarted.PID)
 	}
-	// A resync goes through the config actor and the reconciler after the
+	// A resync goes through the config actor and the fleet actor after the
 	// edit: a barrier for anything the edit could still cause.
 	if _, _, err := sup.Resync(ctx, false); err != nil {
 		t.Fatal(err)
@@ -133,10 +133,10 @@ func checkConformance(ctx context.Context, t *testing.T, s subject) {
 }
 
 // awaitView returns once Status, Tools and call routing reflect every
-// event recorded so far. The reconciler publishes events before it swaps
+// event recorded so far. The fleet actor publishes events before it swaps
 // the view (see TestEvents_ViewReflectsEventWhenPublished), so a test
 // that reads the view right after an event needs this barrier: a resync
-// passes through the reconciler's mailbox, and each message it handled
+// passes through the fleet actor's mailbox, and each message it handled
 // before ends with the view swapped. Nothing is failed here, so the
 // resync itself changes nothing.
 func awaitView(ctx context.Context, t *testing.T, sup *actors.Supervisor) {

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-// A failed reconciler (a malformed injected message) stops every server
+// A failed fleet actor (a malformed injected message) stops every server
 // process by itself, before anyone calls Close, and Close still returns.
 func TestFailure_ReconcilerPanicStopsTheProcesses(t *testing.T) {
 	t.Parallel()

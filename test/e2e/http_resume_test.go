@@ -291,7 +291,7 @@ func TestHTTP_ClosedStreamsResume(t *testing.T) {
 		t.Fatalf("call = %v, %v; want done", testkit.Text(got.res), got.err)
 	}
 
-	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the reconciler
+	if _, _, err := sup.Resync(ctx, true); err != nil { // a barrier through the fleet actor
 		t.Fatal(err)
 	}
 	if changes := rec.StateChanges(mark, "remote"); len(changes) != 0 {

@@ -229,7 +229,7 @@ func TestHTTP_HealthProbeKeepsHealthySessionsReady(t *testing.T) {
 					t.Fatal("no probe reached the server")
 				}
 			}
-			if _, _, err := sup.Resync(ctx, true); err != nil { // barrier through the reconciler
+			if _, _, err := sup.Resync(ctx, true); err != nil { // barrier through the fleet actor
 				t.Fatal(err)
 			}
 			if got := rec.StateChanges(mark, "remote"); len(got) != 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-// A ServerFailed injected straight into the reconciler marks a ready
+// A ServerFailed injected straight into the fleet actor marks a ready
 // server failed; with the default restart policy it is retried and
 // becomes ready again on a new session and process.
 func TestInject_ServerFailedRestartsServer(t *testing.T) {

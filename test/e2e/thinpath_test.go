@@ -51,7 +51,7 @@ func serverStatus(t *testing.T, sup *actors.Supervisor, name string) messages.Se
 }
 
 // The thin path, all real: a config edit goes through fsnotify, the
-// watcher, the config actor and the reconciler to a session actor over a
+// watcher, the config actor and the fleet actor to a session actor over a
 // stdio subprocess, and its tools become visible.
 func TestThinPath_EditsReconcileOnlyWhatChanged(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,7 @@ import (
 )
 
 // The connect limit counts a connect only while its processes compete for
-// CPU (reconciler/fleet_connects.go). The reconciler samples that here,
+// CPU (reconciler/fleet_connects.go). The fleet actor samples that here,
 // on a goroutine of its own, while servers wait for a slot: from
 // /proc/PID/task/TID/schedstat, the time each thread of each process of a
 // server's process group (the server started it as its leader, so its

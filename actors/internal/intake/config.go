@@ -12,7 +12,7 @@ import (
 )
 
 // configActor reads every configured file into one desired state and sends
-// it to the reconciler. Triggers (FileChanged, ResyncRequested) are hints:
+// it to the fleet actor. Triggers (FileChanged, ResyncRequested) are hints:
 // it always re-reads every file. At most one read is in flight; triggers
 // during a read cause exactly one more read. The generation increases only
 // when the desired state really changed.
