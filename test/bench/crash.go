@@ -37,14 +37,14 @@ func (h *harness) benchCrash(ctx context.Context) (string, error) {
 		pids[s.Name] = s.PID
 	}
 	names := f.names()
-	var total, backoff, detect, startups, retryToReady, rest sample
+	var fig crashFigures
 	for i := range crashes {
 		s, d, err := h.rawStart(ctx, nil, h.bin, "example-server")
 		if err != nil {
 			return "", err
 		}
 		s.close()
-		startups = append(startups, d)
+		fig.startups = append(fig.startups, d)
 		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return "", err
 		}
@@ -75,31 +75,47 @@ func (h *harness) benchCrash(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("crash %d (%s): %w", i, name, err)
 		}
-		total = append(total, up.At.Sub(t0))
-		backoff = append(backoff, failed.State.NextRetry.Sub(failed.Time))
-		detect = append(detect, failed.At.Sub(t0))
-		retryToReady = append(retryToReady, up.Time.Sub(retry.Time))
-		rest = append(rest, retry.Time.Sub(failed.State.NextRetry))
+		fig.total = append(fig.total, up.At.Sub(t0))
+		fig.backoff = append(fig.backoff, failed.State.NextRetry.Sub(failed.Time))
+		fig.detect = append(fig.detect, failed.At.Sub(t0))
+		fig.retryToReady = append(fig.retryToReady, up.Time.Sub(retry.Time))
+		fig.rest = append(fig.rest, retry.Time.Sub(failed.State.NextRetry))
 	}
-	su := startups.median()
-	overhead := make(sample, len(total))
-	for i := range total {
-		overhead[i] = total[i] - backoff[i] - su
+	return h.crashReport(fig), nil
+}
+
+// crashFigures are what benchCrash measured, per kill: the whole time to
+// ready again, the backoff mcpvisor chose and the breakdown by its own
+// event times, and the server's own start-up measured before the kill.
+type crashFigures struct {
+	total, backoff, startups   sample
+	detect, rest, retryToReady sample
+}
+
+// crashReport records benchCrash's samples and prints its table: the
+// time to ready again, the overhead left after the backoff and the median
+// start-up, and the breakdown, with the verdict on the overhead target.
+func (h *harness) crashReport(fig crashFigures) string {
+	n, crashes := h.opt.servers, h.opt.crashes
+	su := fig.startups.median()
+	overhead := make(sample, len(fig.total))
+	for i := range fig.total {
+		overhead[i] = fig.total[i] - fig.backoff[i] - su
 	}
 	h.samples["crash"] = map[string]any{
-		"servers": n, "crash_to_ready_ms": total.msList(), "backoff_ms": backoff.msList(),
-		"raw_startup_ms": startups.msList(), "overhead_ms": overhead.msList(),
+		"servers": n, "crash_to_ready_ms": fig.total.msList(), "backoff_ms": fig.backoff.msList(),
+		"raw_startup_ms": fig.startups.msList(), "overhead_ms": overhead.msList(),
 	}
 	var t table
 	t.head = []string{fmt.Sprintf("figure (%d kills, fleet of %d)", crashes, n), "min / median / p99 ms"}
-	t.add("kill -9 → its tools on /api/v1/events again", total.mmp())
-	t.add("backoff mcpvisor chose (failed event: nextRetry − time)", backoff.mmp())
-	t.add("its own start-up: raw go-sdk spawn + Connect + ListTools", startups.mmp())
+	t.add("kill -9 → its tools on /api/v1/events again", fig.total.mmp())
+	t.add("backoff mcpvisor chose (failed event: nextRetry − time)", fig.backoff.mmp())
+	t.add("its own start-up: raw go-sdk spawn + Connect + ListTools", fig.startups.mmp())
 	t.add(fmt.Sprintf("**overhead** = total − backoff − median start-up (%s)", ms(su)), "**"+overhead.mmp()+"**")
-	t.add("breakdown: kill → failed event read (detection)", detect.mmp())
-	t.add("breakdown: nextRetry → retry's starting event (timer lateness)", rest.mmp())
-	t.add("breakdown: starting → tools.changed (mcpvisor's spawn + connect + list)", retryToReady.mmp())
+	t.add("breakdown: kill → failed event read (detection)", fig.detect.mmp())
+	t.add("breakdown: nextRetry → retry's starting event (timer lateness)", fig.rest.mmp())
+	t.add("breakdown: starting → tools.changed (mcpvisor's spawn + connect + list)", fig.retryToReady.mmp())
 	med := overhead.median()
 	body := t.String() + fmt.Sprintf("\nTarget: overhead under 10 ms: %s (median %s ms, p99 %s ms).\n", verdict(med < 10*time.Millisecond), ms(med), ms(overhead.p99()))
-	return body + commandLine("crash", fmt.Sprintf("-servers %d -crashes %d", n, crashes)), nil
+	return body + commandLine("crash", fmt.Sprintf("-servers %d -crashes %d", n, crashes))
 }

@@ -48,7 +48,7 @@ func (h *harness) benchEdit(ctx context.Context) (string, error) {
 	if err := sleep(ctx, 500*time.Millisecond); err != nil {
 		return "", err
 	}
-	var lat, startups, toLoaded, loadedToStart, startToReady, delivery sample
+	var fig editFigures
 	for i := range edits {
 		// The server's own start-up, measured right before the edit.
 		s, d, err := h.rawStart(ctx, nil, h.bin, "example-server")
@@ -56,7 +56,7 @@ func (h *harness) benchEdit(ctx context.Context) (string, error) {
 			return "", err
 		}
 		s.close()
-		startups = append(startups, d)
+		fig.startups = append(fig.startups, d)
 		if err := sleep(ctx, 2*h.opt.debounce); err != nil {
 			return "", err
 		}
@@ -73,14 +73,14 @@ func (h *harness) benchEdit(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("edit %d: %s never ready: %w", i, name, err)
 		}
-		lat = append(lat, up.At.Sub(t0))
+		fig.lat = append(fig.lat, up.At.Sub(t0))
 		// Where the time went, from mcpvisor's own event times.
 		loaded, starting, ready := editEvents(v.log.since(mark), name)
 		if loaded.Seq != 0 && starting.Seq != 0 && ready.Seq != 0 {
-			toLoaded = append(toLoaded, loaded.Time.Sub(t0))
-			loadedToStart = append(loadedToStart, starting.Time.Sub(loaded.Time))
-			startToReady = append(startToReady, ready.Time.Sub(starting.Time))
-			delivery = append(delivery, up.At.Sub(up.Time))
+			fig.toLoaded = append(fig.toLoaded, loaded.Time.Sub(t0))
+			fig.loadedToStart = append(fig.loadedToStart, starting.Time.Sub(loaded.Time))
+			fig.startToReady = append(fig.startToReady, ready.Time.Sub(starting.Time))
+			fig.delivery = append(fig.delivery, up.At.Sub(up.Time))
 		}
 		if i == 0 { // once: the API lists the new server's tools too
 			names, err := v.toolNames(ctx)
@@ -104,23 +104,40 @@ func (h *harness) benchEdit(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("edit %d: %s never stopped: %w", i, name, err)
 		}
 	}
-	overhead := lat.minus(h.opt.debounce + startups.median())
+	return h.editReport(fig), nil
+}
+
+// editFigures are what benchEdit measured: per edit, the latency and the
+// server's own start-up measured before it, and, for the edits whose
+// events were all seen, the breakdown of the latency by mcpvisor's own
+// event times.
+type editFigures struct {
+	lat, startups                                   sample
+	toLoaded, loadedToStart, startToReady, delivery sample
+}
+
+// editReport records benchEdit's samples and prints its table: the
+// latency, the overhead left after the debounce and the median start-up,
+// and the breakdown, with the verdict on the overhead target.
+func (h *harness) editReport(fig editFigures) string {
+	n, edits := h.opt.servers, h.opt.edits
+	overhead := fig.lat.minus(h.opt.debounce + fig.startups.median())
 	h.samples["edit"] = map[string]any{
 		"servers": n, "debounce_ms": h.opt.debounce.Seconds() * 1000,
-		"edit_to_ready_ms": lat.msList(), "raw_startup_ms": startups.msList(), "overhead_ms": overhead.msList(),
+		"edit_to_ready_ms": fig.lat.msList(), "raw_startup_ms": fig.startups.msList(), "overhead_ms": overhead.msList(),
 	}
 	var t table
 	t.head = []string{"figure (" + fmt.Sprint(edits) + " edits, fleet of " + fmt.Sprint(n) + ")", "min / median / p99 ms"}
-	t.add("write → new server's tools on /api/v1/events", lat.mmp())
-	t.add("its own start-up: raw go-sdk spawn + Connect + ListTools", startups.mmp())
-	t.add(fmt.Sprintf("**overhead** = latency − debounce (%s) − median start-up (%s)", ms(h.opt.debounce), ms(startups.median())), "**"+overhead.mmp()+"**")
-	t.add("breakdown: write → config.loaded (watch + debounce + read + parse)", toLoaded.mmp())
-	t.add("breakdown: config.loaded → starting (diff, plan)", loadedToStart.mmp())
-	t.add("breakdown: starting → ready (mcpvisor's spawn + connect + list)", startToReady.mmp())
-	t.add("breakdown: tools.changed published → read by the harness", delivery.mmp())
+	t.add("write → new server's tools on /api/v1/events", fig.lat.mmp())
+	t.add("its own start-up: raw go-sdk spawn + Connect + ListTools", fig.startups.mmp())
+	t.add(fmt.Sprintf("**overhead** = latency − debounce (%s) − median start-up (%s)", ms(h.opt.debounce), ms(fig.startups.median())), "**"+overhead.mmp()+"**")
+	t.add("breakdown: write → config.loaded (watch + debounce + read + parse)", fig.toLoaded.mmp())
+	t.add("breakdown: config.loaded → starting (diff, plan)", fig.loadedToStart.mmp())
+	t.add("breakdown: starting → ready (mcpvisor's spawn + connect + list)", fig.startToReady.mmp())
+	t.add("breakdown: tools.changed published → read by the harness", fig.delivery.mmp())
 	med := overhead.median()
 	body := t.String() + fmt.Sprintf("\nTarget: median overhead under 5 ms: %s (%s ms).\n", verdict(med < 5*time.Millisecond), ms(med))
-	return body + commandLine("edit", fmt.Sprintf("-servers %d -edits %d", n, edits)), nil
+	return body + commandLine("edit", fmt.Sprintf("-servers %d -edits %d", n, edits))
 }
 
 // editEvents picks, from the events after an edit that added name, the

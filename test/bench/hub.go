@@ -119,9 +119,9 @@ func (m *visorManager) stop() time.Duration {
 	return d
 }
 
-// hubManager is ravitemer's mcp-hub (npm mcp-hub 4.2.1), started as
-// bin/run-mcp-hub.sh in the peer kit does: its HTTP server forced onto
-// 127.0.0.1 by a preload, its state under the work directory, and its
+// hubManager is ravitemer's mcp-hub (npm mcp-hub 4.2.1, installed in
+// test/bench/peers), started with its HTTP server forced onto 127.0.0.1
+// by a preload (peers/loopback.cjs), its state under the work directory, and its
 // marketplace cache seeded so it never tries to download its registry.
 type hubManager struct {
 	h          *harness

@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,8 +33,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 type options struct {
@@ -181,6 +178,10 @@ func main() {
 	os.Exit(run(opt))
 }
 
+// run is the whole harness once the flags are parsed: it sets up the work
+// directory and the binary, runs the scenarios and writes the samples,
+// and returns the exit code, so that its deferred clean-ups run before
+// main exits.
 func run(opt options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -215,6 +216,25 @@ func run(opt options) int {
 		return 1
 	}
 	fmt.Print(machine(), h.revision())
+	failed := h.runScenarios(ctx)
+	if opt.jsonOut != "" {
+		if err := h.writeJSON(opt.jsonOut); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			failed = true
+		}
+	}
+	if failed || ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// runScenarios runs the scenarios -only asks for, in the order of the
+// report, each bracketed by the load average and its wall time; it adds
+// each one's section to the report and prints it as soon as it is done,
+// so that a long run shows its figures as they come. It stops before the
+// next scenario once ctx ends, and says whether any scenario failed.
+func (h *harness) runScenarios(ctx context.Context) (failed bool) {
 	steps := []struct {
 		name, title string
 		run         func(context.Context) (string, error)
@@ -230,9 +250,8 @@ func run(opt options) int {
 		{"start", "Gateway start", h.benchStart},
 		{"notify", "Edit to notified gateway client", h.benchNotify},
 	}
-	failed := false
 	for _, s := range steps {
-		if !opt.runs(s.name) && !(s.name == "cold" && opt.runs("close")) {
+		if !h.opt.runs(s.name) && !(s.name == "cold" && h.opt.runs("close")) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -252,16 +271,7 @@ func run(opt options) int {
 		h.report = append(h.report, sec)
 		fmt.Printf("\n## %s\n\n_%s_\n\n%s", sec.title, sec.load, sec.body)
 	}
-	if opt.jsonOut != "" {
-		if err := h.writeJSON(opt.jsonOut); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			failed = true
-		}
-	}
-	if failed || ctx.Err() != nil {
-		return 1
-	}
-	return 0
+	return failed
 }
 
 // repoRoot finds the mcpvisor module above the working directory.
@@ -303,66 +313,6 @@ func (h *harness) build(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("go build: %w", err)
 	}
 	return out, nil
-}
-
-// machine describes where the figures come from.
-func machine() string {
-	model := "unknown"
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-		f.Close()
-	}
-	var u unix.Utsname
-	_ = unix.Uname(&u)
-	node := "not found"
-	if out, err := exec.Command("node", "--version").Output(); err == nil {
-		node = strings.TrimSpace(string(out))
-	}
-	return fmt.Sprintf("# mcpvisor benchmarks\n\nmachine: %d CPUs (nproc), %s, Linux %s, %s, node %s; started %s, load average %s\n",
-		runtime.NumCPU(), model, unix.ByteSliceToString(u.Release[:]), runtime.Version(), node,
-		time.Now().UTC().Format(time.RFC3339), loadavg())
-}
-
-// revision says which mcpvisor was measured: the commit, and the files
-// that differ from it outside test/ and docs/ (others may be editing).
-func (h *harness) revision() string {
-	if h.opt.bin != "" {
-		return fmt.Sprintf("binary: %s (given with -bin)\n", h.bin)
-	}
-	head, err := exec.Command("git", "-C", h.root, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "revision: unknown (no git)\n"
-	}
-	out, _ := exec.Command("git", "-C", h.root, "status", "--porcelain", "--", "actors", "cmd", "messages", "reconciler", "watcher", "go.mod").Output()
-	var dirty []string
-	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		if len(l) > 3 {
-			dirty = append(dirty, l[3:])
-		}
-	}
-	if len(dirty) == 0 {
-		return fmt.Sprintf("revision: %s\n", strings.TrimSpace(string(head)))
-	}
-	return fmt.Sprintf("revision: %s plus uncommitted changes to %s\n", strings.TrimSpace(string(head)), strings.Join(dirty, ", "))
-}
-
-// loadavg is the 1, 5 and 15 minute load averages, as uptime prints them.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], ", ")
 }
 
 func (h *harness) writeJSON(path string) error {

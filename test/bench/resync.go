@@ -49,6 +49,11 @@ func (h *harness) benchResync(ctx context.Context) (string, error) {
 	return body + commandLine("resync", fmt.Sprintf("-servers %d -failed %d -resync-reps %d", h.opt.servers, h.opt.failed, h.opt.resyncReps)), nil
 }
 
+// resyncOnce is one run of benchResync with its own fleet and mcpvisor:
+// it waits for the healthy servers to be up and the failing ones to have
+// failed, creates the failing ones' paths and times POST /api/v1/resync.
+// It returns the time to the answer and to the last retried server's
+// tools, and the slowest and the sum of their own starts.
 func (h *harness) resyncOnce(ctx context.Context, rep int) (answer, lastUp, slowest, sum time.Duration, err error) {
 	late := filepath.Join(h.work, fmt.Sprintf("late%d", rep))
 	f := exampleFleet(h.bin, "r", h.opt.servers-h.opt.failed)
@@ -78,30 +83,8 @@ func (h *harness) resyncOnce(ctx context.Context, rep int) (answer, lastUp, slow
 	// Fix the paths only while no backoff retry is due within 1.5 s (or
 	// none is scheduled: crash loop), so that the resync, not a timer,
 	// brings them back.
-	for tries := 0; ; tries++ {
-		st, serr := v.status(wctx)
-		if serr != nil {
-			err = serr
-			return
-		}
-		quiet := true
-		for _, s := range st.Servers {
-			if slices.Contains(failing, s.Name) {
-				if s.State != messages.StateFailed || (!s.NextRetry.IsZero() && time.Until(s.NextRetry) < 1500*time.Millisecond) {
-					quiet = false
-				}
-			}
-		}
-		if quiet {
-			break
-		}
-		if tries > 800 {
-			err = fmt.Errorf("the failed servers never had 1.5 s without a retry due")
-			return
-		}
-		if err = sleep(wctx, 50*time.Millisecond); err != nil {
-			return
-		}
+	if err = waitNoRetryDue(wctx, v, failing); err != nil {
+		return
 	}
 	for i := range h.opt.failed {
 		if err = symlink(h.bin, filepath.Join(late, fmt.Sprintf("bin%02d", i))); err != nil {
@@ -141,4 +124,34 @@ func (h *harness) resyncOnce(ctx context.Context, rep int) (answer, lastUp, slow
 		sum += d
 	}
 	return
+}
+
+// waitNoRetryDue polls v's status every 50 ms until none of the failing
+// servers has a backoff retry due within 1.5 s (or has none scheduled:
+// crash loop), so that when their paths are fixed, the resync, not a
+// timer, brings them back.
+func waitNoRetryDue(ctx context.Context, v *visor, failing []string) error {
+	for tries := 0; ; tries++ {
+		st, err := v.status(ctx)
+		if err != nil {
+			return err
+		}
+		quiet := true
+		for _, s := range st.Servers {
+			if slices.Contains(failing, s.Name) {
+				if s.State != messages.StateFailed || (!s.NextRetry.IsZero() && time.Until(s.NextRetry) < 1500*time.Millisecond) {
+					quiet = false
+				}
+			}
+		}
+		if quiet {
+			return nil
+		}
+		if tries > 800 {
+			return fmt.Errorf("the failed servers never had 1.5 s without a retry due")
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
