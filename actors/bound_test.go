@@ -16,7 +16,7 @@ import (
 // A failure with a huge error text (a server's 8 KiB message) still
 // gives a warning, a last error and events of at most MaxTextBytes: the
 // warning used to add its own prefix on top of the bounded error.
-func TestReconciler_WarningsAreBounded(t *testing.T) {
+func TestFleetActor_WarningsAreBounded(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)

@@ -39,7 +39,7 @@ var mayImport = map[string][]string{
 	"actors/gateway":             {"actors", "actors/journal", "actors/internal/httpguard", "actors/internal/mcptrace", "actors/internal/ndjson"},
 	"actors/httpapi":             {"actors", "actors/journal", "actors/internal/httpguard"},
 	"actors/httpapi/httpapitest": {"actors", "actors/httpapi", "actors/journal"},
-	"actors/actorstest":          {"actors", "actors/journal", "actors/internal/testhook", "test/testctx"},
+	"actors/actorstest":          {"actors", "actors/journal", "actors/internal/testhook", "test/testctx", "test/benchcpu"},
 	"actors/exampleserver":       nil,
 }
 

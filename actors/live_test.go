@@ -14,7 +14,7 @@ import (
 // A live field (config.LiveChanges) applies to the running session
 // without a restart: a changed callTimeout bounds the next call on the
 // same session. The session used to keep the timeout it was spawned with.
-func TestReconciler_CallTimeoutAppliesLive(t *testing.T) {
+func TestFleetActor_CallTimeoutAppliesLive(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)

@@ -1,9 +1,9 @@
 package actorstest
 
 import (
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
 )
 
 // CPUPerOp starts counting the process's CPU time (user and system, every
@@ -14,18 +14,5 @@ import (
 // b.Loop loop.
 func CPUPerOp(b *testing.B) func() {
 	b.Helper()
-	start := processCPU()
-	return func() {
-		if b.N > 0 {
-			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return benchcpu.PerOp(b)
 }

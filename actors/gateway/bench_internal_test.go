@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -77,21 +79,13 @@ func serverResources(server, suffix string) []messages.Resource {
 	return out
 }
 
-// cpuPerOp reports, when called after the loop, the process's CPU time
-// per op (cpu-ns/op) since it was made: on a shared machine the wall time
-// per op also counts the time the benchmark waited for a core.
-func cpuPerOp(b *testing.B) func() {
-	start := processCPU()
-	return func() { b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op") }
-}
-
 // BenchmarkGateway_LoadCatalog builds the gateway's view of the whole
 // catalog from scratch (what Run does first): 50 × (100 tools, 100
 // prompts, 1,000 resources). Target: under 50 ms.
 func BenchmarkGateway_LoadCatalog(b *testing.B) {
 	src := benchCatalog()
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer actorstest.CPUPerOp(b)()
 	for b.Loop() {
 		g := New(src, zap.NewNop())
 		g.load()
@@ -108,7 +102,7 @@ func BenchmarkGateway_ApplyOneServerChange(b *testing.B) {
 	before, after := serverResources("server07", ""), serverResources("server07", "")
 	after[500].Description, after[500].Hash = "A changed item.", "changed"
 	b.ReportAllocs()
-	defer cpuPerOp(b)()
+	defer actorstest.CPUPerOp(b)()
 	i := 0
 	for b.Loop() {
 		if i++; i%2 == 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -31,13 +33,13 @@ func BenchmarkGateway_CallInMemory(b *testing.B) {
 		ctx := context.Background()
 		p := &mcp.CallToolParams{Name: name, Arguments: args}
 		b.ReportAllocs()
-		before := cpuTime()
+		before := benchcpu.Process()
 		for b.Loop() {
 			if _, err := cs.CallTool(ctx, p); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(benchcpu.Process()-before)/float64(b.N), "cpu-ns/op")
 	}
 	b.Run("direct", func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

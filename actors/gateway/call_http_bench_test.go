@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
@@ -59,11 +61,11 @@ func callOverHTTP(b *testing.B, ctx context.Context, h http.Handler, token, pin,
 	defer cs.Close()
 	p := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hello"}}
 	b.ReportAllocs()
-	before := cpuTime()
+	before := benchcpu.Process()
 	for b.Loop() {
 		if _, err := cs.CallTool(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(benchcpu.Process()-before)/float64(b.N), "cpu-ns/op")
 }

@@ -2,9 +2,10 @@ package gateway_test
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,7 +37,7 @@ func BenchmarkRelay_Progress(b *testing.B) {
 	}}, demoTools()...)
 	params := &mcp.CallToolParams{Name: "demo__progress", Arguments: map[string]any{"steps": b.N}}
 	params.SetProgressToken("bench")
-	before := cpuTime()
+	before := benchcpu.Process()
 	b.ResetTimer()
 	if _, err := cs.CallTool(ctx, params); err != nil {
 		b.Fatal(err)
@@ -47,15 +48,9 @@ func BenchmarkRelay_Progress(b *testing.B) {
 		b.Fatalf("%d of %d notifications arrived", n, b.N)
 	}
 	b.StopTimer()
-	perNote := float64((cpuTime() - before).Microseconds()) / float64(b.N)
+	perNote := float64((benchcpu.Process() - before).Microseconds()) / float64(b.N)
 	b.ReportMetric(perNote, "cpu-µs/notification")
 	b.ReportMetric(perNote*1000/1e6*100, "core-%-at-1000/s")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRelay_ProgressDirect is the baseline: the same upstream server
@@ -90,7 +85,7 @@ func BenchmarkRelay_ProgressDirect(b *testing.B) {
 	}()
 	params := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": b.N}}
 	params.SetProgressToken("bench")
-	before := cpuTime()
+	before := benchcpu.Process()
 	b.ResetTimer()
 	if _, err := cs.CallTool(ctx, params); err != nil {
 		b.Fatal(err)
@@ -101,7 +96,7 @@ func BenchmarkRelay_ProgressDirect(b *testing.B) {
 		b.Fatalf("%d of %d notifications arrived", n, b.N)
 	}
 	b.StopTimer()
-	perNote := float64((cpuTime() - before).Microseconds()) / float64(b.N)
+	perNote := float64((benchcpu.Process() - before).Microseconds()) / float64(b.N)
 	b.ReportMetric(perNote, "cpu-µs/notification")
 	b.ReportMetric(perNote*1000/1e6*100, "core-%-at-1000/s")
 }

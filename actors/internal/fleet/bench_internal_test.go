@@ -2,9 +2,10 @@ package fleet
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
 	"github.com/mcpvisor/mcpvisor/actors/internal/view"
@@ -137,19 +138,11 @@ type cpuMeter struct {
 
 func startCPU(b *testing.B) cpuMeter {
 	b.ResetTimer()
-	return cpuMeter{b: b, start: processCPU(b)}
+	return cpuMeter{b: b, start: benchcpu.Process()}
 }
 
 func (m cpuMeter) report() {
 	m.b.StopTimer()
-	used := processCPU(m.b) - m.start
+	used := benchcpu.Process() - m.start
 	m.b.ReportMetric(float64(used.Nanoseconds())/float64(m.b.N)/1e6, "cpu-ms/op")
-}
-
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,9 +2,9 @@ package session
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/mcpvisor/mcpvisor/test/benchcpu"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -44,7 +44,7 @@ func BenchmarkTracing_UpstreamMiddleware(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			n := 0
-			cpu := cpuPerOp(b)
+			cpu := benchcpu.PerOp(b)
 			for b.Loop() {
 				req := &mcp.ClientRequest[*mcp.CallToolParams]{Params: &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}}
 				if _, err := tc.h(ctx, "tools/call", req); err != nil {
@@ -57,16 +57,4 @@ func BenchmarkTracing_UpstreamMiddleware(b *testing.B) {
 			cpu()
 		})
 	}
-}
-
-// cpuPerOp is actorstest.CPUPerOp, which this package's internal tests
-// cannot import: the process's CPU time per op, as "cpu-ns/op".
-func cpuPerOp(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
-	return func() { b.ReportMetric(float64(cpu()-start)/float64(max(b.N, 1)), "cpu-ns/op") }
 }

@@ -38,7 +38,7 @@ func echoServers(names ...string) map[string]func() *mcp.Server {
 
 // A crash is retried after the backoff delay on the quartz clock and
 // recovers on a new session; the failure shows attempt and next retry.
-func TestReconciler_CrashIsRetriedAfterBackoff(t *testing.T) {
+func TestFleetActor_CrashIsRetriedAfterBackoff(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -82,7 +82,7 @@ func TestReconciler_CrashIsRetriedAfterBackoff(t *testing.T) {
 
 // After the crash-loop budget is spent the server stops retrying by itself
 // and says so; a resync revives it with a fresh budget.
-func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
+func TestFleetActor_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -142,7 +142,7 @@ func TestReconciler_CrashLoopStopsRetryingUntilResync(t *testing.T) {
 }
 
 // With restart "never", a failed server waits for a resync.
-func TestReconciler_RestartNeverWaitsForResync(t *testing.T) {
+func TestFleetActor_RestartNeverWaitsForResync(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -167,7 +167,7 @@ func TestReconciler_RestartNeverWaitsForResync(t *testing.T) {
 
 // A changed server whose new config fails keeps serving on its old
 // session, with a warning; the next edit tries again.
-func TestReconciler_FailedChangeKeepsTheOldSession(t *testing.T) {
+func TestFleetActor_FailedChangeKeepsTheOldSession(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -217,7 +217,7 @@ func TestReconciler_FailedChangeKeepsTheOldSession(t *testing.T) {
 
 // A resync retries every failed server now and touches no healthy one; a
 // dry run only plans.
-func TestReconciler_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
+func TestFleetActor_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -266,7 +266,7 @@ func TestReconciler_ResyncRetriesFailedAndKeepsHealthy(t *testing.T) {
 
 // Connects run with bounded concurrency: queued servers are pending and
 // start as slots free up; a hung server holds one slot, not the fleet.
-func TestReconciler_BoundedConnectsQueueAsPending(t *testing.T) {
+func TestFleetActor_BoundedConnectsQueueAsPending(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -286,7 +286,7 @@ func TestReconciler_BoundedConnectsQueueAsPending(t *testing.T) {
 
 // Generations: status reports the newest desired state and the newest one
 // applied; an edit that changes nothing does not bump it.
-func TestReconciler_Generations(t *testing.T) {
+func TestFleetActor_Generations(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -326,7 +326,7 @@ func TestReconciler_Generations(t *testing.T) {
 }
 
 // An invalid entry is reported and starts nothing; its siblings run.
-func TestReconciler_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
+func TestFleetActor_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -353,7 +353,7 @@ func TestReconciler_InvalidEntryLeavesSiblingsAlone(t *testing.T) {
 
 // A dry-run resync shows the plan for what the files say now, including
 // edits nobody applied yet, and changes nothing.
-func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
+func TestFleetActor_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
@@ -392,7 +392,7 @@ func TestReconciler_DryRunShowsPendingEditsAndChangesNothing(t *testing.T) {
 // start) makes the warning go: the serving session runs what the config
 // says again. It used to read "new config failed, still serving the
 // previous session" for good.
-func TestReconciler_RestoredConfigClearsTheWarning(t *testing.T) {
+func TestFleetActor_RestoredConfigClearsTheWarning(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)

@@ -1,15 +1,15 @@
 //go:build unix
 
-package gateway
+package benchcpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time the process has used (user and system, all
-// threads: the garbage collector's work included).
-func processCPU() time.Duration {
+// Process is the CPU time the process has used so far (user and system,
+// every thread); 0 if it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

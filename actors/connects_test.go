@@ -65,7 +65,7 @@ func needCommands(t *testing.T, names ...string) {
 // Connects whose processes wait (here: sleep, never answering) leave their
 // slots after the grace, so with one slot all three servers are starting
 // at once; with the limit as a plain semaphore only the first would be.
-func TestReconciler_IdleConnectsLeaveTheirSlots(t *testing.T) {
+func TestFleetActor_IdleConnectsLeaveTheirSlots(t *testing.T) {
 	t.Parallel()
 	needCommands(t, "sleep")
 	ctx := actorstest.Context(t)
@@ -79,7 +79,7 @@ func TestReconciler_IdleConnectsLeaveTheirSlots(t *testing.T) {
 
 // A remote server's handshake costs the machine nothing: HTTP connects
 // that wait on an answer leave their slots after the grace too.
-func TestReconciler_RemoteConnectsLeaveTheirSlots(t *testing.T) {
+func TestFleetActor_RemoteConnectsLeaveTheirSlots(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	// Never answers: each request waits until its client gives up, or
@@ -107,7 +107,7 @@ func TestReconciler_RemoteConnectsLeaveTheirSlots(t *testing.T) {
 
 // A connect whose processes compute keeps its slot: once a sample has
 // found the spinning server busy, the second one is still pending.
-func TestReconciler_BusyConnectsKeepTheirSlots(t *testing.T) {
+func TestFleetActor_BusyConnectsKeepTheirSlots(t *testing.T) {
 	t.Parallel()
 	needCommands(t, "sh")
 	ctx := actorstest.Context(t)
