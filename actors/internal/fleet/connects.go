@@ -1,11 +1,8 @@
 package fleet
 
 import (
-	"context"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/coder/quartz"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
@@ -44,21 +41,6 @@ type (
 		pgrps    map[int]int           // the cache, handed back
 	}
 )
-
-// startedTransport calls started once its transport has connected (for
-// stdio: the process has started), on the goroutine that connected it.
-type startedTransport struct {
-	mcp.Transport
-	started func()
-}
-
-func (t *startedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err == nil {
-		t.started()
-	}
-	return c, err
-}
 
 // connectSpawned notes a session the fleet spawned as connecting.
 func (r *fleetActor) connectSpawned(e reconciler.Spawn) {
