@@ -148,12 +148,12 @@ type fleetServer struct {
 	catalog serverCatalog
 	// announced and published are the tools and the rest of the catalog
 	// that the fleet last announced for s (publishTools, publishCatalog):
-	// its live catalog or its cached one (shownCached), whichever its row
-	// listed then. indexed is what it claims in the routing index: live
-	// resources and templates only.
+	// its live catalog or its cached one, whichever its row listed then
+	// (publishedCached says which for the rest). indexed is what it
+	// claims in the routing index: live resources and templates only.
 	announced          []messages.Tool
 	published, indexed serverCatalog
-	shownCached        bool
+	publishedCached    bool
 
 	lazyState // uses, idle timer, priming (fleet_lazy.go)
 

@@ -130,8 +130,8 @@ func (f *Fleet) shownCatalog(s *fleetServer) (cat serverCatalog, cached bool) {
 // copy per event.
 func (f *Fleet) publishCatalog(s *fleetServer) {
 	now, cached := f.shownCatalog(s)
-	prev, wasCached := s.published, s.shownCached
-	s.published, s.shownCached = now, cached
+	prev, wasCached := s.published, s.publishedCached
+	s.published, s.publishedCached = now, cached
 	live := f.exposedCatalog(s)
 	// Without the cache on either side, the published lists are the
 	// claimed ones: one diff serves both.

@@ -87,6 +87,9 @@ func (r *fleetRig) step(in reconciler.Input) []reconciler.Effect {
 		r.print(renderEffect(e, r.now))
 	}
 	r.checkAnnounced()
+	if err := reconciler.CheckClaims(r.fleet); err != nil {
+		r.t.Fatal(err)
+	}
 	names, _ := r.fleet.TakeChanged()
 	for _, name := range names {
 		line := "row " + name + " gone"

@@ -294,23 +294,23 @@ func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
 }
 
 // shownTools is what s's row lists: its exposed tools, else the cached
-// ones it shows (cached is then true), else none.
-func (f *Fleet) shownTools(s *fleetServer) (tools []messages.Tool, cached bool) {
+// ones it shows, else none.
+func (f *Fleet) shownTools(s *fleetServer) []messages.Tool {
 	if f.listing(s) {
-		return filterTools(s.tools, s.spec), false
+		return filterTools(s.tools, s.spec)
 	}
 	if e, ok := f.cached(s); ok {
-		return filterTools(e.Tools, s.spec), true
+		return filterTools(e.Tools, s.spec)
 	}
-	return nil, false
+	return nil
 }
 
 // publishTools publishes the difference between the tools last announced
 // for s and what its row lists now.
 func (f *Fleet) publishTools(s *fleetServer) {
-	now, cached := f.shownTools(s)
+	now := f.shownTools(s)
 	prev := s.announced
-	s.announced, s.shownCached = now, cached
+	s.announced = now
 	added, removed, changed := diffTools(prev, now)
 	if len(added)+len(removed)+len(changed) == 0 {
 		return
