@@ -84,10 +84,11 @@ type Fleet struct {
 	now     time.Time
 	effects []Effect
 
-	// touched names the servers whose rows changed since TakeChanged;
-	// dirty says that anything did.
-	touched map[string]bool
-	dirty   bool
+	// touched names the servers whose rows changed since TakeChanged,
+	// stepTouched those of the current step; dirty says that anything
+	// changed.
+	touched, stepTouched map[string]bool
+	dirty                bool
 
 	// claims indexes resource URIs and URI templates to the servers that
 	// expose them (see reindex).
@@ -154,6 +155,10 @@ type fleetServer struct {
 	announced          []messages.Tool
 	published, indexed serverCatalog
 	publishedCached    bool
+	// announcedFrom and announcedFilter are what announced was filtered
+	// from, and how.
+	announcedFrom   []messages.Tool
+	announcedFilter toolFilter
 
 	lazyState // uses, idle timer, priming (fleet_lazy.go)
 
@@ -189,14 +194,15 @@ type fleetSession struct {
 // NewFleet returns an empty fleet with the given policy.
 func NewFleet(opts FleetOptions) *Fleet {
 	return &Fleet{
-		opts:     opts,
-		servers:  map[string]*fleetServer{},
-		invalid:  map[string]messages.InvalidServer{},
-		disabled: map[string]messages.ServerSpec{},
-		touched:  map[string]bool{},
-		claims:   map[messages.CatalogKind]*claimIndex{},
-		idled:    map[string]bool{},
-		inFlight: map[uint64]*fleetSession{},
+		opts:        opts,
+		servers:     map[string]*fleetServer{},
+		invalid:     map[string]messages.InvalidServer{},
+		disabled:    map[string]messages.ServerSpec{},
+		touched:     map[string]bool{},
+		stepTouched: map[string]bool{},
+		claims:      map[messages.CatalogKind]*claimIndex{},
+		idled:       map[string]bool{},
+		inFlight:    map[uint64]*fleetSession{},
 	}
 }
 
@@ -295,12 +301,13 @@ func (f *Fleet) effect(e Effect) { f.effects = append(f.effects, e) }
 // server's last one), the difference from what was last announced is
 // published. Where the step published already, there is none.
 func (f *Fleet) announceTouched() {
-	for _, name := range slices.Sorted(maps.Keys(f.touched)) {
+	for _, name := range slices.Sorted(maps.Keys(f.stepTouched)) {
 		if s := f.servers[name]; s != nil {
 			f.publishTools(s)
 			f.publishCatalog(s)
 		}
 	}
+	clear(f.stepTouched)
 }
 
 // emit queues an event; a server event also marks that server's row.
@@ -323,5 +330,6 @@ func (f *Fleet) emit(ev messages.Event) {
 
 func (f *Fleet) touch(name string) {
 	f.touched[name] = true
+	f.stepTouched[name] = true
 	f.dirty = true
 }

@@ -310,11 +310,19 @@ func templateHash(t messages.ResourceTemplate) string {
 	return t.Hash
 }
 
+// sameList says a and b are one list: the same elements of the same
+// array.
+func sameList[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // diffItems names the keys added, removed and changed (same key, other
 // hash) between two lists sorted by key; each result is sorted.
 func diffItems[T any](old, new []T, key, hash func(T) string) (added, removed, changed []string) {
 	added, removed, changed = []string{}, []string{}, []string{}
 	switch {
+	case sameList(old, new): // a list is never mutated: no change
+		return added, removed, changed
 	case len(old) == 0: // everything added (a server becoming ready)
 		added = make([]string, len(new))
 		for i, it := range new {

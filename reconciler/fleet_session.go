@@ -293,24 +293,30 @@ func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
 	return filterTools(s.tools, s.spec)
 }
 
-// shownTools is what s's row lists: its exposed tools, else the cached
-// ones it shows, else none.
-func (f *Fleet) shownTools(s *fleetServer) []messages.Tool {
+// shownToolList is the list s's row shows tools from, before filtering:
+// its own while it lists them, else its cached ones, else none.
+func (f *Fleet) shownToolList(s *fleetServer) []messages.Tool {
 	if f.listing(s) {
-		return filterTools(s.tools, s.spec)
+		return s.tools
 	}
 	if e, ok := f.cached(s); ok {
-		return filterTools(e.Tools, s.spec)
+		return e.Tools
 	}
 	return nil
 }
 
 // publishTools publishes the difference between the tools last announced
-// for s and what its row lists now.
+// for s and what its row lists now. A list is never mutated, so the same
+// list under the same filters has nothing to announce.
 func (f *Fleet) publishTools(s *fleetServer) {
-	now := f.shownTools(s)
+	from := f.shownToolList(s)
+	filter := toolFilterOf(s.spec)
+	if sameList(from, s.announcedFrom) && filter.equal(s.announcedFilter) {
+		return
+	}
+	now := filterTools(from, s.spec)
 	prev := s.announced
-	s.announced = now
+	s.announced, s.announcedFrom, s.announcedFilter = now, from, filter
 	added, removed, changed := diffTools(prev, now)
 	if len(added)+len(removed)+len(changed) == 0 {
 		return

@@ -26,6 +26,20 @@ func filterTools(tools []messages.Tool, spec messages.ServerSpec) []messages.Too
 	return out
 }
 
+// toolFilter is what filterTools applies of a spec.
+type toolFilter struct {
+	prefix      string
+	allow, deny []string
+}
+
+func toolFilterOf(spec messages.ServerSpec) toolFilter {
+	return toolFilter{prefix: spec.Prefix, allow: spec.AllowTools, deny: spec.DenyTools}
+}
+
+func (a toolFilter) equal(b toolFilter) bool {
+	return a.prefix == b.prefix && slices.Equal(a.allow, b.allow) && slices.Equal(a.deny, b.deny)
+}
+
 // stampPrompts returns prompts, each stamped with the server's exposed
 // prefix: the list itself when every prompt already has it, else a copy
 // (lists a session sent are never mutated).
@@ -40,10 +54,18 @@ func stampPrompts(prompts []messages.Prompt, prefix string) []messages.Prompt {
 	return out
 }
 
+// sameTool says two exposed tools are the same: name, prefix and hash.
+func sameTool(a, b messages.Tool) bool {
+	return a.Name == b.Name && a.Prefix == b.Prefix && a.Hash == b.Hash
+}
+
 // diffTools names the tools added, removed and changed (same name, other
 // hash or another exposed prefix) between two sorted tool lists.
 func diffTools(old, new []messages.Tool) (added, removed, changed []string) {
 	added, removed, changed = []string{}, []string{}, []string{}
+	if slices.EqualFunc(old, new, sameTool) { // filtered afresh, as before
+		return added, removed, changed
+	}
 	prev := make(map[string]string, len(old))
 	for _, t := range old {
 		prev[t.Name] = t.Prefix + "\x00" + t.Hash
