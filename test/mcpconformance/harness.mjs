@@ -24,6 +24,15 @@ import { readdirSync, readFileSync, existsSync, mkdtempSync, mkdirSync, writeFil
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
+// probeCapabilities are what the probe's client says it can answer: what
+// the suite's own clients say. mcpvisor serve tells a server that
+// connects what the clients connected at that moment can answer (actors
+// Options.Honourable, gateway.Relay); a probe that said nothing, caught
+// connected as the upstream server connects, would have it told that no
+// client samples or elicits, and the suite's sampling and elicitation
+// scenarios would fail for the probe's sake, depending on timing.
+const probeCapabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+
 const [cmd, ...args] = process.argv.slice(2);
 
 if (cmd === 'port') {
@@ -89,7 +98,7 @@ async function rpc(url, session, body) {
 }
 
 async function listTools(url) {
-  const init = await rpc(url, null, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcpconformance-harness', version: '1' } } });
+  const init = await rpc(url, null, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: probeCapabilities, clientInfo: { name: 'mcpconformance-harness', version: '1' } } });
   const session = init.session;
   try {
     await rpc(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
