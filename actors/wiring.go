@@ -72,14 +72,14 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *se
 		Clock: o.Clock, Logger: o.Logger, Work: &s.work, Context: ctx,
 		Relay: relay.Deps{
 			Handlers: relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
-			Clock:    o.Clock, Journal: s.journal, Work: &s.work, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
+			Journal:  s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
 		Redactor: func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
 		Environ: func(spec messages.ServerSpec) ([]string, error) {
 			return callEnviron(func() []string { return environFor(o, spec) })
 		},
 		BaseEnviron: func() ([]string, error) { return callEnviron(o.Environ) },
-		Dial:        o.Dial, Roots: o.Roots, OAuthDir: o.OAuthDir,
+		Dial:        o.Dial, Roots: o.Roots, OAuthDir: oauthDir(o),
 		Tracing: session.NewTracing(o.TracerProvider, Version), Version: Version,
 		Limits: session.Limits{
 			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
@@ -110,10 +110,19 @@ func (s *Supervisor) intakeDeps() *intake.Deps {
 			d.TrustFile = resolve(o, o.TrustFile)[0]
 		}
 	}
-	if o.OAuthDir != "" && o.OAuthDir != "-" {
-		d.LoginMarker = oauth.Store{Dir: o.OAuthDir}.LoginMarker()
+	if dir := oauthDir(o); dir != "" {
+		d.LoginMarker = oauth.Store{Dir: dir}.LoginMarker()
 	}
 	return d
+}
+
+// oauthDir is the OAuth token store, "" when OAuth is off ("-", or no
+// directory known).
+func oauthDir(o Options) string {
+	if o.OAuthDir == "-" {
+		return ""
+	}
+	return o.OAuthDir
 }
 
 // resolve resolves paths as config paths are: ~ to Home, relative ones

@@ -61,16 +61,22 @@ func checkURL(raw string) string {
 	return ""
 }
 
+// HasAuthorization reports an Authorization header set by hand.
+func HasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
+}
+
 // checkCleartextAuth warns when an Authorization header would travel in
 // the clear: a plain http:// URL to a host other than the loopback
 // interface. Loopback is fine (a local proxy or a test server); anything
 // else can be read on the way.
 func checkCleartextAuth(rawURL string, headers map[string]string) string {
-	hasAuth := false
-	for k := range headers {
-		hasAuth = hasAuth || strings.EqualFold(k, "Authorization")
-	}
-	if !hasAuth {
+	if !HasAuthorization(headers) {
 		return ""
 	}
 	u, err := url.Parse(rawURL)

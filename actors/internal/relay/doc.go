@@ -11,14 +11,14 @@
 //
 // # Goroutines and who stops them
 //
-// A Relay is one session's; it starts no goroutine of its own but these,
-// each counted in Deps.Work, which Supervisor.Close waits for:
+// A Relay is one session's; it starts no goroutine of its own but these:
 //
 //   - a goroutine per call with progress queued, which delivers it in
 //     order and ends when the queue is empty (the connection's reader
-//     queues progress, never waiting for a caller: order.go);
-//   - a goroutine per input request of a call, answered at once and
-//     waited for before the call retries (input.go).
+//     queues progress, never waiting for a caller: order.go); counted in
+//     Deps.Work, which Supervisor.Close waits for;
+//   - a goroutine per input request of a call, answered at once; the call
+//     waits for all of them before it retries or returns (input.go).
 //
 // Everything else runs on the go-sdk's goroutines (the connection's
 // reader, its notification and request handlers) and on the goroutines

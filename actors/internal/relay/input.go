@@ -183,7 +183,7 @@ func (r *Relay) answerOne(ctx context.Context, ask mcp.InputRequest, roots *Root
 	case *mcp.CreateMessageParams:
 		return r.sampleInput(ctx, p)
 	case *mcp.ListRootsParams:
-		return &mcp.ListRootsResult{Roots: roots.Current()}, nil
+		return &mcp.ListRootsResult{Roots: roots.current()}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown input request %T", ErrInputRequests, ask)
 }

@@ -18,7 +18,7 @@ import (
 // call could end, and its last notifications be dropped or given to no
 // call, before they were relayed. So the session counts the progress and
 // log notifications it reads, and a call ends only once every one read
-// before its response was handled (Relay.drain).
+// before its response was handled (Relay.Drain).
 //
 // Counting needs the connection's reads, so the transport is wrapped.
 // Where the wrapper reads the connection's messages itself (every
@@ -33,7 +33,7 @@ import (
 // before the go-sdk parses them.
 //
 // A count the go-sdk does not match (a replayed event it skips, a message
-// it drops) would hold a call back for nothing: drain waits at most
+// it drops) would hold a call back for nothing: Drain waits at most
 // maxDrain.
 
 // OrderedTransport wraps t so that the relay counts what is read.

@@ -170,7 +170,7 @@ type progressNote struct {
 // relayProgress takes a notifications/progress as read off the
 // connection: one it cannot read, or whose token is no call's in flight,
 // is dropped, as the go-sdk would; the others are queued on their call,
-// counted (the call waits for them, see drain) and delivered in order on
+// counted (the call waits for them, see Drain) and delivered in order on
 // a goroutine of the call's (deliverQueued). The reader never waits for a
 // caller: one slow to take its progress holds up no other message.
 func (r *Relay) relayProgress(params json.RawMessage) {
@@ -352,7 +352,7 @@ func setInputResponses(p mcp.RequestParams, responses mcp.InputResponseMap, stat
 }
 
 // Params completes the params of a request sent under ctx (the
-// context begin returned): its progress token, if it asked for progress,
+// context Begin returned): its progress token, if it asked for progress,
 // its caller's answers to input requests, if it passes them through, and
 // on protocol 2026-07-28 its log level and its caller's capabilities.
 func Params(ctx context.Context, cs *mcp.ClientSession, p mcp.RequestParams) {

@@ -25,9 +25,9 @@ func (r *RootsSync) Want(roots []*mcp.Root) {
 	r.wanted = slices.Clone(roots)
 }
 
-// Current is the set the session's server should see now (what an input
+// current is the set the session's server should see now (what an input
 // request for roots is answered with).
-func (r *RootsSync) Current() []*mcp.Root {
+func (r *RootsSync) current() []*mcp.Root {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.wanted)

@@ -27,7 +27,8 @@ type Deps struct {
 	// Context is the parent of every lifeline: cancelling it ends them all,
 	// whatever state the actors are in.
 	Context context.Context
-	// Relay is what each session's relay uses.
+	// Relay is what each session's relay uses, but for its Clock and
+	// Work: the session's own (relayDeps).
 	Relay relay.Deps
 	// Redactor is the redactor for everything secret about a spec (its
 	// own secrets and the inherited environment's).
@@ -42,7 +43,7 @@ type Deps struct {
 	// Roots, if set, answers the roots of a server whose config lists
 	// none.
 	Roots func() []*mcp.Root
-	// OAuthDir is the token store; "" or "-" turns OAuth off.
+	// OAuthDir is the token store; "" turns OAuth off.
 	OAuthDir string
 	// Tracing traces what sessions send; nil traces nothing.
 	Tracing *Tracing
@@ -64,5 +65,10 @@ type Limits struct {
 	MaxCalls int
 }
 
-// oauthOn says whether sessions use the token store.
-func (d *Deps) oauthOn() bool { return d.OAuthDir != "" && d.OAuthDir != "-" }
+// relayDeps are a session's relay's: Relay, on the session's clock and
+// WaitGroup.
+func (d *Deps) relayDeps() relay.Deps {
+	r := d.Relay
+	r.Clock, r.Work = d.Clock, d.Work
+	return r
+}

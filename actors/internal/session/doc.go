@@ -17,22 +17,28 @@
 //
 // # Goroutines and who stops them
 //
-// Every goroutine below is counted in Deps.Work, which Supervisor.Close
-// waits for once the actors have stopped.
+// The goroutines a session starts are counted in Deps.Work, which
+// Supervisor.Close waits for once the actors have stopped:
 //
 //   - The lifeline owns the connection from dial to close: it connects
 //     and lists under the connect timeout (quartz), reports, waits for the
 //     session to die or for the actor to cancel it (the actor's stop, or
 //     Deps.Context's end), then closes it: the stop grace, then SIGTERM and
-//     a second later SIGKILL to the process group (lifeline.go). A stdio
-//     server's process is waited for by a goroutine its transport starts
-//     when the connection closes (package transport).
-//   - Each re-list of a kind, each subscribe and unsubscribe, each health
-//     probe, each logging/setLevel and each roots update runs on a
-//     goroutine of its own, bounded by its timeout on the quartz clock,
-//     and ends by sending its result to the actor.
-//   - Requests run on their callers' goroutines, bounded by the call
-//     timeout, and end when the session's stop context does.
+//     a second later SIGKILL to the process group (lifeline.go). Two
+//     short-lived helpers of its own (one waiting on the session's end,
+//     one closing it) end before it does. A stdio server's process is
+//     waited for by a goroutine its transport starts when the connection
+//     closes, which ends when the process does (package transport).
+//   - Each re-list of a kind, each subscribe, each health probe and each
+//     logging/setLevel runs on a goroutine of its own, bounded by its
+//     timeout on the quartz clock; the re-lists, subscribes and probes end
+//     by sending their result to the actor, a setLevel by answering its
+//     caller. An unsubscribe (bounded likewise) and a roots update (bounded
+//     by the go-sdk's own timeout on the notification it sends) report
+//     nothing: their outcome only matters to the server.
+//
+// Requests run on their callers' goroutines, not counted here, bounded by
+// the call timeout, and end when the session's stop context does.
 //   - An entry's headersHelper runs on the goroutine of the request that
 //     needs its headers (the lifeline's during the handshake).
 //

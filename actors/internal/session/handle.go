@@ -34,9 +34,6 @@ func Spawn(c actor.Context, deps *Deps, spec messages.ServerSpec, id uint64) *Ha
 // PID is the session actor's (its parent sees it in Terminated).
 func (h *Handle) PID() *actor.PID { return h.pid }
 
-// Gone is closed once the session actor has stopped.
-func (h *Handle) Gone() <-chan struct{} { return h.gone }
-
 // Stop asks for a graceful stop: the session closes its connection (the
 // stop grace, then its process group is signalled) and reports Stopped.
 func (h *Handle) Stop() { h.root.Send(h.pid, &stopSession{}) }

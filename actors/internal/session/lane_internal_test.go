@@ -44,7 +44,7 @@ func TestHandle_RequestToAnEndedSessionIsNotReadyAtOnce(t *testing.T) {
 				// actor closes gone after it.
 				select {
 				case <-r.reports:
-				case <-h.Gone():
+				case <-h.gone:
 				case <-ctx.Done():
 					t.Fatal("the session's lane was never withdrawn")
 				}

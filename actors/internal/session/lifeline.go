@@ -41,7 +41,7 @@ func (s *sessionActor) start(c actor.Context) {
 	parent := c.Parent()
 	cn.OnStart(func(pid int) { root.Send(parent, &Spawned{ID: s.id, PID: pid}) })
 	s.conn = cn
-	s.relay = relay.New(s.deps.Relay, s.spec, s.id, s.redactor)
+	s.relay = relay.New(s.deps.relayDeps(), s.spec, s.id, s.redactor)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &relay.RootsSync{}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: s.deps.Version},
 		s.relay.ClientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))
@@ -52,7 +52,7 @@ func (s *sessionActor) start(c actor.Context) {
 		s.rootsSync.Want(s.rootsNow())
 		s.rootsSync.Apply(s.client) // no session yet: nothing is sent
 	}
-	client := s.client
+	client, handler := s.client, s.oauth
 	s.deps.Work.Add(1)
 	go func() {
 		defer s.deps.Work.Done()
@@ -64,6 +64,9 @@ func (s *sessionActor) start(c actor.Context) {
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.StderrTail()})
 			}
 		}()
+		if handler != nil {
+			s.redactor.learn(handler.Secrets()...) // the stored token, read from disk
+		}
 		s.lifeline(s.ctx, self, root, cn, client)
 	}()
 }
@@ -71,7 +74,7 @@ func (s *sessionActor) start(c actor.Context) {
 // lifeline runs on its own goroutine and owns cn from dial to close.
 //
 // The client advertises only what mcpvisor can honour (see
-// sessionRelay.clientOptions): never the go-sdk's default roots, which a
+// relay.Relay.ClientOptions): never the go-sdk's default roots, which a
 // server would then ask for and could hang on to a stop for the whole
 // grace.
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *transport.Conn, client *mcp.Client) {

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // attachOAuth gives a remote session an OAuth handler over the token
@@ -14,11 +15,12 @@ import (
 // the authorization it sends; a 401 is the helper's failure, not a login
 // to run). The streamable HTTP transport takes the handler as it is; an
 // HTTP+SSE connection, which has no OAuth hook, gets it in front of its
-// requests (see authorizeSSE), and so does the HTTP+SSE connection that
-// transport detection may fall back to. The stored token's values join the
-// session's redactor, and so does every token the handler obtains later.
+// requests (see transport.Conn.Authorize), and so does the HTTP+SSE connection that
+// transport detection may fall back to. Every token the handler obtains
+// joins the session's redactor; the stored one's values join it on the
+// lifeline, before the connect (reading them is disk I/O).
 func (s *sessionActor) attachOAuth(cn *transport.Conn) {
-	if !s.deps.oauthOn() || transport.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
+	if s.deps.OAuthDir == "" || config.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
 		return
 	}
 	client, ok := cn.OAuthClient()
@@ -31,7 +33,6 @@ func (s *sessionActor) attachOAuth(cn *transport.Conn) {
 		Learn: s.redactor.learn,
 	})
 	cn.Authorize(s.oauth)
-	s.redactor.learn(s.oauth.Secrets()...)
 }
 
 // authFailure marks a failure that only a login can cure: the fleet then

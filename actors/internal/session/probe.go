@@ -101,7 +101,7 @@ func (s *sessionActor) probed(c actor.Context, m *probeResult) {
 // tools/list results answers from that cache until its TTL runs out, so
 // its death may be noticed that much later.)
 func ping(ctx context.Context, cs *mcp.ClientSession) error {
-	if res := cs.InitializeResult(); res != nil && res.ProtocolVersion >= "2026-07-28" {
+	if newProtocol(cs) {
 		_, err := cs.ListTools(ctx, nil)
 		return err
 	}

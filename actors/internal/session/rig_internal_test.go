@@ -42,7 +42,7 @@ func newRig(t *testing.T, dial func(messages.ServerSpec) (mcp.Transport, error))
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
 	r.deps = &Deps{
 		Clock: clock, Logger: zap.NewNop(), Work: &r.work, Context: ctx,
-		Relay:       relay.Deps{Clock: clock, Journal: journal.New(journal.Options{}), Work: &r.work, Logger: slog.New(slog.DiscardHandler), LogLevel: func() string { return "" }},
+		Relay:       relay.Deps{Journal: journal.New(journal.Options{}), Logger: slog.New(slog.DiscardHandler), LogLevel: func() string { return "" }},
 		Redactor:    func(messages.ServerSpec) *redact.Redactor { return redact.New() },
 		Environ:     func(messages.ServerSpec) ([]string, error) { return nil, nil },
 		BaseEnviron: func() ([]string, error) { return nil, nil },

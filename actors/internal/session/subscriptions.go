@@ -7,6 +7,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 )
 
 // The resource subscriptions a session holds upstream: one per URI,
@@ -74,7 +76,7 @@ func (s *sessionActor) acked(m *subscriptionsAcked) {
 // newProtocol reports whether a session speaks 2026-07-28 or later.
 func newProtocol(cs *mcp.ClientSession) bool {
 	r := cs.InitializeResult()
-	return r != nil && r.ProtocolVersion >= "2026-07-28"
+	return r != nil && r.ProtocolVersion >= relay.StatelessProtocol
 }
 
 // subscribe holds a subscription to m.uri upstream: asked for once per

@@ -159,7 +159,7 @@ func (t *Tracing) endConnect(ctx context.Context, span trace.Span, cs *mcp.Clien
 
 // transports wraps the transport of each connect attempt (after next,
 // the relay's own wrapping) so that the HTTP requests of a transport
-// mcpvisor built itself (cn.http set: not a custom Dial's) carry the
+// mcpvisor built itself (cn.OwnHTTP(): not a custom Dial's) carry the
 // trace context of the request they send.
 func (t *Tracing) transports(cn *transport.Conn, next func(mcp.Transport) mcp.Transport) func(mcp.Transport) mcp.Transport {
 	if t == nil {

@@ -38,9 +38,6 @@ type Conn struct {
 	oauth *oauth.Handler
 }
 
-// Transport is the MCP transport to connect.
-func (c *Conn) Transport() mcp.Transport { return c.transport }
-
 // Stdio reports whether the connection runs a process (a stdio server
 // mcpvisor starts itself, not a custom Dial's).
 func (c *Conn) Stdio() bool { return c.cmd != nil }
@@ -70,9 +67,9 @@ func (c *Conn) Release() {
 	}
 }
 
-// ExitState is the stdio server's exit status once it has been waited
+// exitState is the stdio server's exit status once it has been waited
 // for, else nil (an HTTP transport, a custom Dial, or still running).
-func (c *Conn) ExitState() *os.ProcessState {
+func (c *Conn) exitState() *os.ProcessState {
 	if c.stdio == nil {
 		return nil
 	}

@@ -63,7 +63,7 @@ func (d *transportDetector) olderServer() bool {
 	return code >= 400 && code < 500 && code != http.StatusUnauthorized && code != http.StatusForbidden
 }
 
-// connectDetecting connects cn, falling back from streamable HTTP to
+// ConnectDetecting connects cn, falling back from streamable HTTP to
 // HTTP+SSE when the server is an older one. On a fallback cn is switched
 // to the SSE transport (and its HTTP client, bound to the URL's origin as
 // every SSE connection is), so whoever holds cn closes what runs. wrap is
@@ -85,7 +85,7 @@ func ConnectDetecting(ctx context.Context, client *mcp.Client, cn *Conn, wrap fu
 	cn.Release()
 	cn.transport, cn.http, cn.guard = &mcp.SSEClientTransport{Endpoint: d.spec.URL, HTTPClient: hc}, ht, guardOf(hc)
 	if old != nil { // the entry's headersHelper serves the SSE connection too
-		cn.guard.next = &headersHelper{spec: old.spec, environ: old.environ, origin: cn.guard.origin, next: cn.guard.next}
+		cn.UseHeadersHelper(old.spec, old.environ)
 	}
 	cn.authorizeSSE() // the session's OAuth, if it has any, too
 	d.fellBack.Store(true)

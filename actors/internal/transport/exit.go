@@ -23,7 +23,7 @@ func ClosedByServer(err error) bool {
 // Exited reports whether the server's process has been reaped. A failed
 // Connect closes the session, which waits for the process, so a server
 // that exited during the handshake has its exit status by now.
-func (c *Conn) Exited() bool { return c.ExitState() != nil }
+func (c *Conn) Exited() bool { return c.exitState() != nil }
 
 // HandshakeExit says that the server exited before the handshake was done,
 // with its exit status and its last stderr line: the first thing a user
@@ -31,7 +31,7 @@ func (c *Conn) Exited() bool { return c.ExitState() != nil }
 // key missing). The SDK's own words for it ("client is closing: EOF") say
 // neither. The caller redacts the text.
 func (c *Conn) HandshakeExit() error {
-	msg := "server process exited during the MCP handshake: " + c.ExitState().String()
+	msg := "server process exited during the MCP handshake: " + c.exitState().String()
 	if tail := c.StderrTail(); len(tail) > 0 {
 		msg += "; its last stderr line: " + tail[len(tail)-1]
 	}
@@ -40,7 +40,7 @@ func (c *Conn) HandshakeExit() error {
 
 // ExitCode is the process's exit code, or -1 (not exited, no process).
 func (c *Conn) ExitCode() int {
-	st := c.ExitState()
+	st := c.exitState()
 	if st == nil {
 		return -1
 	}
@@ -55,7 +55,7 @@ func (c *Conn) DeathError(err error) error {
 	case errors.As(err, &ee):
 		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
 	case c.Exited():
-		return fmt.Errorf("server process exited: %s", c.ExitState().String())
+		return fmt.Errorf("server process exited: %s", c.exitState().String())
 	case err != nil:
 		return fmt.Errorf("session lost: %w", err)
 	default:

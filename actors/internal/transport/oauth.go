@@ -2,7 +2,6 @@ package transport
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,14 +48,4 @@ func (c *Conn) authorizeSSE() {
 	if c.oauth != nil && c.guard != nil {
 		c.guard.next = oauth.Transport(c.oauth, c.guard.origin, c.guard.next)
 	}
-}
-
-// HasAuthorization reports an Authorization header set by hand.
-func HasAuthorization(headers map[string]string) bool {
-	for k := range headers {
-		if strings.EqualFold(k, "Authorization") {
-			return true
-		}
-	}
-	return false
 }

@@ -57,9 +57,7 @@ func guardOf(hc *http.Client) *headerTransport {
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	same := req.URL.Scheme+"://"+req.URL.Host == t.origin
 	if !same && t.sameOriginOnly {
-		if req.Body != nil {
-			_ = req.Body.Close() // a RoundTripper closes the body, even on error
-		}
+		closeBody(req) // a RoundTripper closes the body, even on error
 		err := fmt.Errorf("%w (%s://%s)", errCrossOriginEndpoint, req.URL.Scheme, req.URL.Host)
 		t.refused.CompareAndSwap(nil, &err)
 		return nil, err
