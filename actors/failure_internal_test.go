@@ -57,7 +57,7 @@ func (*barrierMsg) GetAutoResponse(actor.Context) any { return &barrierMsg{} }
 // barrier waits until pid has handled every message sent to it so far.
 func barrier(ctx context.Context, t *testing.T, sup *Supervisor, pid *actor.PID) {
 	t.Helper()
-	f := sup.sys.Root.RequestFuture(pid, &barrierMsg{}, -1)
+	f := sup.tree.System().Root.RequestFuture(pid, &barrierMsg{}, -1)
 	done := make(chan error, 1)
 	go func() { _, err := f.Result(); done <- err }()
 	select {

@@ -38,9 +38,9 @@ type Options struct {
 	Secrets    []string                    // more values to redact: tokens of the API or gateway
 	OAuthDir   string                      // the OAuth token store; "-": no OAuth
 	CacheDir   string                      // the catalog cache (DefaultCacheDir); "-": none
-	// cacheEntryBytes and cacheTotalBytes replace catcache.MaxEntryBytes
-	// and MaxTotalBytes (internal tests make them small).
-	cacheEntryBytes, cacheTotalBytes int
+	// cacheEntryBytes replaces catcache.MaxEntryBytes (an internal test
+	// makes it small).
+	cacheEntryBytes int
 
 	Debounce, MaxWait time.Duration // the watcher's quiet window and burst bound
 	DisableWatch      bool          // only Resync re-reads
@@ -92,9 +92,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.cacheEntryBytes <= 0 {
 		o.cacheEntryBytes = catcache.MaxEntryBytes
-	}
-	if o.cacheTotalBytes <= 0 {
-		o.cacheTotalBytes = catcache.MaxTotalBytes
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()

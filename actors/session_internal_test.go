@@ -63,7 +63,7 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 	waitReady(first.Status.Session)
 
 	terminated := make(chan struct{})
-	watcher := sup.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+	watcher := sup.tree.System().Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch c.Message().(type) {
 		case *actor.Started:
 			c.Watch(first.Session.PID())
@@ -71,7 +71,7 @@ func TestSession_DeadSessionActorIsStopped(t *testing.T) {
 			close(terminated)
 		}
 	}))
-	defer sup.sys.Root.Stop(watcher)
+	defer sup.tree.System().Root.Stop(watcher)
 	select {
 	case <-terminated:
 	case <-ctx.Done():

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
 	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
 	"github.com/mcpvisor/mcpvisor/actors/internal/testhook"
@@ -22,7 +20,6 @@ import (
 // copies.
 type Supervisor struct {
 	opts    Options
-	sys     *actor.ActorSystem
 	journal *journal.Journal
 	tree    *fleet.Tree
 	cache   *catcache.Cache // nil: the catalog cache is off
@@ -52,10 +49,11 @@ func Start(opts Options) (*Supervisor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
-	s := &Supervisor{opts: opts, sys: newActorSystem(opts.Logger)}
+	s := &Supervisor{opts: opts}
+	sys := newActorSystem(opts.Logger)
 	s.logLevel.Store(&opts.LogLevel)
-	s.journal = newJournal(s.sys, opts)
-	s.tree = fleet.Start(s.sys, s.fleetDeps(inherited))
+	s.journal = newJournal(sys, opts)
+	s.tree = fleet.Start(sys, s.fleetDeps(inherited))
 	return s, nil
 }
 
@@ -118,7 +116,7 @@ func (s *Supervisor) Close() error {
 		}
 		s.work.Wait()
 		s.journal.Close()
-		s.sys.Shutdown()
+		s.tree.System().Shutdown()
 	})
 	return s.closeErr
 }

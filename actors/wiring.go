@@ -39,21 +39,22 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 	var ctx context.Context
 	ctx, s.cancel = context.WithCancel(context.Background())
 	redactor := redact.New(append(inheritedSecrets(inherited), o.Secrets...)...)
+	intakeDeps := s.intakeDeps()
 	d := &fleet.Deps{
 		Clock: o.Clock, Logger: o.Logger, Journal: s.journal, Work: &s.work, Cancel: s.cancel, Redactor: redactor,
 		Policy: reconciler.FleetOptions{
 			Backoff: o.Backoff, CrashLoop: o.CrashLoop, MaxConnects: o.MaxConnects, ConnectGrace: max(0, o.ConnectGrace),
-			ConfigPaths: resolve(o, o.ConfigPaths...), Autostart: o.Autostart,
+			ConfigPaths: intakeDeps.Paths, Autostart: o.Autostart,
 		},
 		Defaults:     view.Defaults{ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout},
 		CallBound:    o.CallTimeout + o.StopGrace + time.Second,
 		Sessions:     s.sessionDeps(ctx, redactor),
-		Intake:       s.intakeDeps(),
+		Intake:       intakeDeps,
 		DisableWatch: o.DisableWatch,
 		Secrets:      o.Secrets,
 	}
 	if o.CacheDir != "-" {
-		s.cache, d.Cached = catcache.Open(o.CacheDir, o.cacheEntryBytes, o.cacheTotalBytes, o.Logger)
+		s.cache, d.Cached = catcache.Open(o.CacheDir, o.cacheEntryBytes, catcache.MaxTotalBytes, o.Logger)
 		d.Cache = s.cache
 		s.work.Add(1)
 		go func() {

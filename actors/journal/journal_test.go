@@ -10,9 +10,9 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/test/testctx"
 )
 
 // publishN publishes n small events.
@@ -110,7 +110,7 @@ func seqsOf(envs []*messages.Envelope) []uint64 {
 // into a drop.
 func TestFeed_SlowFollowerGetsEveryEventOnce(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{})
 	publishN(j, 10)
 	f := j.Follow(4, 2)
@@ -136,7 +136,7 @@ func TestFeed_SlowFollowerGetsEveryEventOnce(t *testing.T) {
 // live ones: it recovers by itself, and no event comes twice.
 func TestFeed_FollowerBehindThePastRecovers(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{MaxEvents: 8})
 	f := j.Follow(0, 1)
 	defer f.Close()
@@ -175,7 +175,7 @@ func TestFeed_FollowerBehindThePastRecovers(t *testing.T) {
 // after a notice.
 func TestFeed_ReplayThenLive(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{})
 	publishN(j, 5)
 	replay, live, stale := j.Follow(2, 16), j.Follow(journal.Live, 16), j.Follow(9, 16)
@@ -214,7 +214,7 @@ func TestFeed_ReplayThenLive(t *testing.T) {
 // feed closes C at once, twice is fine, and publishing goes on.
 func TestFeed_EndsAfterTheLastEvent(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{})
 	publishN(j, 3)
 	f, unread := j.Follow(0, 1), j.Follow(0, 1)
@@ -242,7 +242,7 @@ func TestFeed_EndsAfterTheLastEvent(t *testing.T) {
 // notice saying so, then the oldest kept.
 func TestFeed_StartBeforeTheOldestKept(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{MaxEvents: 4})
 	publishN(j, 10)
 	f := j.Follow(0, 8)
@@ -265,7 +265,7 @@ func (panickingStream) Publish(any) { panic("subscriber bug") }
 // system) never fails the publisher: the event is kept and followed.
 func TestJournal_PanickingStreamSubscriberIsContained(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	core, logs := observer.New(zapcore.ErrorLevel)
 	j := journal.New(journal.Options{Stream: panickingStream{}, Logger: zap.New(core)})
 	f := j.Follow(0, 4)
@@ -284,7 +284,7 @@ func TestJournal_PanickingStreamSubscriberIsContained(t *testing.T) {
 // its stop (the metrics) uses.
 func TestFeed_FinishDeliversWhatCameBefore(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
+	ctx := testctx.Context(t)
 	j := journal.New(journal.Options{})
 	f := j.Follow(0, 1)
 	defer f.Close()

@@ -117,9 +117,9 @@ func (r *fleetActor) Receive(c actor.Context) {
 	case *session.ResourceUpdated:
 		r.resourceUpdated(m)
 	case *subscribeResource:
-		r.subscribeResource(c, m)
+		r.subscribeResource(m)
 	case *unsubscribeResource:
-		r.unsubscribeResource(c, m)
+		r.unsubscribeResource(m)
 	case *messages.ServerFailed:
 		r.step(c, reconciler.SessionFailed{Now: r.now(), Failure: m, Jitter: r.rng.Float64()})
 	case *session.Stopped:
@@ -227,7 +227,7 @@ func (r *fleetActor) flush(c actor.Context) {
 		old := r.view.Load()
 		r.refreshView(names)
 		r.pushLiveRoots(old, names)
-		r.rerouteSubscriptions(c, old, names)
+		r.rerouteSubscriptions(old, names)
 	}
 	for _, ev := range r.outbox {
 		r.deps.Journal.Publish(ev)

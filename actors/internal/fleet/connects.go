@@ -69,8 +69,7 @@ func (r *fleetActor) connectEnded(id uint64) { delete(r.connects.conns, id) }
 // armSample arms the sample the fleet asked for; its callback only sends.
 func (r *fleetActor) armSample(c actor.Context, e reconciler.SampleConnects) {
 	r.stopSample()
-	self, root := c.Self(), c.ActorSystem().Root
-	r.connects.timer = r.deps.Clock.AfterFunc(e.Delay, func() { root.Send(self, &sampleDue{}) }, "fleet", "connect-sample")
+	r.connects.timer = r.deps.Clock.AfterFunc(e.Delay, sendToSelf(c, &sampleDue{}), "fleet", "connect-sample")
 }
 
 func (r *fleetActor) stopSample() {

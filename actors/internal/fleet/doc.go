@@ -18,15 +18,18 @@
 // # Goroutines and who stops them
 //
 //   - Each actor runs on protoactor's goroutines; Tree.Stop poisons the
-//     root and waits (bounded) for the whole tree to stop.
+//     root and waits, bounded on the quartz clock, until the root actor
+//     has stopped, after every other.
 //   - The fleet actor reads the connecting servers' process groups from
 //     /proc on a goroutine of its own, one sample at a time, counted in
 //     Deps.Work (connects.go, proc_cpu.go).
 //   - Timers (retry, idle, connect sample) are quartz timers whose
 //     callbacks only send to the fleet actor.
-//   - The Supervisor's callers wait for the fleet actor's answers (a
-//     resync's, a lazy use's, a subscription's) on their own goroutines,
-//     bounded by their context and a quartz timer.
+//   - The Supervisor's callers wait for the fleet actor's answers on
+//     their own goroutines, each until its context ends or the tree does:
+//     a resync for its outcome (no bound but the caller's), a lazy use at
+//     most the server's connect timeout and a subscription at most the
+//     call bound, both on the quartz clock.
 //
 // Everything a session starts is the session's (package session), counted
 // in the same Work.

@@ -104,7 +104,7 @@ func (a *rootActor) rebuildWatcher(sup actor.Supervisor, child *actor.PID, reaso
 	d.Journal.Publish(&messages.WatcherDegraded{Reason: "watcher restarted after a failure: " + text})
 	sup.RestartChildren(child)
 	// Edits made while it was down were not seen: read everything again.
-	a.sys.Root.Send(a.pids.Config, &messages.FileChanged{})
+	a.tree.sys.Root.Send(a.pids.Config, &messages.FileChanged{})
 	return true
 }
 

@@ -110,10 +110,7 @@ func (t *Tree) Use(ctx context.Context, row *Row) (handle *session.Handle, relea
 	case a := <-reply:
 		if a.err != nil {
 			release()
-			if failed := t.Failed(); failed != nil {
-				return nil, nil, failed // the tree failed: its sessions are not ready
-			}
-			return nil, nil, a.err
+			return nil, nil, a.err // the Supervisor tells a failed tree's instead
 		}
 		return a.handle, release, nil
 	case <-ctx.Done():

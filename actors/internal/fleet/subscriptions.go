@@ -60,7 +60,7 @@ func (r *fleetActor) sessionCatalog(c actor.Context, m *session.Relisted) {
 // has a new session (or is another server now) is subscribed there and
 // dropped where it was. A URI nobody owns keeps its count and waits for
 // an owner.
-func (r *fleetActor) rerouteSubscriptions(c actor.Context, old *Snapshot, names []string) {
+func (r *fleetActor) rerouteSubscriptions(old *Snapshot, names []string) {
 	if len(r.subs) == 0 {
 		return
 	}
@@ -81,7 +81,7 @@ func (r *fleetActor) rerouteSubscriptions(c actor.Context, old *Snapshot, names 
 	}
 }
 
-func (r *fleetActor) subscribeResource(c actor.Context, m *subscribeResource) {
+func (r *fleetActor) subscribeResource(m *subscribeResource) {
 	sub := r.subs[m.uri]
 	if sub == nil {
 		sub = &resourceSub{}
@@ -100,7 +100,7 @@ func (r *fleetActor) subscribeResource(c actor.Context, m *subscribeResource) {
 	row.Session.Subscribe(m.uri, m.reply)
 }
 
-func (r *fleetActor) unsubscribeResource(c actor.Context, m *unsubscribeResource) {
+func (r *fleetActor) unsubscribeResource(m *unsubscribeResource) {
 	sub := r.subs[m.uri]
 	if sub == nil {
 		return

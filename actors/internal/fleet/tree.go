@@ -36,6 +36,9 @@ type Tree struct {
 	pids   PIDs
 	view   View
 	ending *ending
+	// stopped is closed once the root actor, and so every actor, has
+	// stopped.
+	stopped chan struct{}
 
 	resyncs atomic.Uint64 // numbers the resync requests
 	uses    atomic.Uint64 // numbers the uses of lazy servers
@@ -44,7 +47,7 @@ type Tree struct {
 // Start spawns the tree in sys and returns once its actors exist;
 // servers come up on their own and are reported as events.
 func Start(sys *actor.ActorSystem, deps *Deps) *Tree {
-	t := &Tree{deps: deps, sys: sys, ending: newEnding()}
+	t := &Tree{deps: deps, sys: sys, ending: newEnding(), stopped: make(chan struct{})}
 	started := make(chan PIDs, 1)
 	sys.Root.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor {
 		return &rootActor{tree: t, started: started}
@@ -59,16 +62,21 @@ type rootActor struct {
 	tree    *Tree
 	started chan<- PIDs
 
-	sys             *actor.ActorSystem
 	pids            PIDs // its own copy: Start reads the channel on another goroutine
 	watcherFailures []time.Time
 }
 
 func (a *rootActor) Receive(c actor.Context) {
-	if _, ok := c.Message().(*actor.Started); !ok {
-		return
+	switch c.Message().(type) {
+	case *actor.Started:
+		a.start(c)
+	case *actor.Stopped: // after every child stopped
+		close(a.tree.stopped)
 	}
-	a.sys = c.ActorSystem()
+}
+
+// start spawns the core actors.
+func (a *rootActor) start(c actor.Context) {
 	d := a.tree.deps
 	p := PIDs{Root: c.Self()}
 	p.Fleet = c.SpawnPrefix(newFleetProps(d, &a.tree.view), "fleet")
@@ -108,17 +116,14 @@ func (t *Tree) Failed() error { return t.ending.failed() }
 func (t *Tree) End(err error) { t.ending.end(err) }
 
 // Stop poisons the root actor (the queued messages are handled first)
-// and waits for the whole tree to stop, at most bound.
+// and waits for the whole tree to stop, at most bound on the quartz
+// clock. Call it once.
 func (t *Tree) Stop(bound time.Duration) error {
-	stopped := make(chan error, 1)
-	go func() { stopped <- t.sys.Root.PoisonFuture(t.pids.Root).Wait() }()
+	t.sys.Root.Poison(t.pids.Root)
 	timer := t.deps.Clock.NewTimer(bound, "supervisor", "close-bound")
 	defer timer.Stop("supervisor", "close-bound")
 	select {
-	case err := <-stopped:
-		if err != nil {
-			return fmt.Errorf("stop actors: %w", err)
-		}
+	case <-t.stopped:
 		return nil
 	case <-timer.C:
 		return fmt.Errorf("stop actors: not stopped within %s", bound)

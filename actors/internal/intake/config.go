@@ -19,7 +19,6 @@ import (
 type configActor struct {
 	deps  *Deps
 	fleet *actor.PID
-	paths []string
 	trust trustSetup
 	log   *zap.Logger
 
@@ -52,7 +51,7 @@ type configRead struct {
 // *messages.Resync answers and *Diagnostics).
 func ConfigProps(deps *Deps, fleet *actor.PID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &configActor{deps: deps, fleet: fleet, paths: deps.Paths, trust: newTrustSetup(deps), log: deps.Logger.Named("config")}
+		return &configActor{deps: deps, fleet: fleet, trust: newTrustSetup(deps), log: deps.Logger.Named("config")}
 	})
 }
 
@@ -90,7 +89,7 @@ func (a *configActor) startRead(c actor.Context) {
 	a.inflight, a.queued = a.queued, nil
 	a.inflightReal, a.queuedReal = a.queuedReal, false
 	self, root := c.Self(), c.ActorSystem().Root
-	paths, lastGood, trust := a.paths, a.lastGood, a.trust
+	paths, lastGood, trust := a.deps.Paths, a.lastGood, a.trust
 	d := a.deps
 	opts := config.LoadOptions{LookupEnv: d.LookupEnv, Home: d.Home, Workspace: d.Workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: d.WorkDir}
 	inputsFile, log := d.InputsFile, a.log
@@ -98,7 +97,7 @@ func (a *configActor) startRead(c actor.Context) {
 	go func() {
 		defer d.Work.Done()
 		// Load calls the embedder's LookupEnv.
-		defer RecoverTo(root, self, "reading the config files")
+		defer recoverTo(root, self, "reading the config files")
 		opts.Trust = trust.policy()
 		var err error
 		if opts.Inputs, err = inputsFor(inputsFile); err != nil {

@@ -20,15 +20,6 @@ func inputsFor(path string) (func(string) (string, bool), error) {
 	return func(id string) (string, bool) { v, ok := vals[id]; return v, ok }, nil
 }
 
-// watchedInputs adds the input store to the paths the watcher follows, so
-// that `mcpvisor input set` starts what waited for the value.
-func watchedInputs(store string, paths []string) []string {
-	if store == "" {
-		return paths
-	}
-	return append(paths[:len(paths):len(paths)], store)
-}
-
 // fileExists answers config.LoadOptions.FileExists; it runs on the
 // config read's goroutine.
 func fileExists(path string) bool {

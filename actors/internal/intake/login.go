@@ -8,17 +8,6 @@ import (
 // token store's marker (nobody awaits its answers).
 const loginResyncID = "oauth-login"
 
-// loginWatched adds the token store's login marker to the watched paths:
-// `mcpvisor auth login` touches it after storing a token, so that a
-// daemon or `serve` it cannot reach over the API (or that has none)
-// connects the server at once, by a resync.
-func loginWatched(marker string, paths []string) []string {
-	if marker == "" {
-		return paths
-	}
-	return append(paths[:len(paths):len(paths)], marker)
-}
-
 // withoutLoginMarker removes the marker from paths and says whether it
 // was there.
 func withoutLoginMarker(marker string, paths []string) ([]string, bool) {

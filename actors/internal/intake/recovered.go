@@ -13,9 +13,9 @@ type Recovered struct {
 	value any
 }
 
-// RecoverTo, deferred on a goroutine an actor owns, turns a panic into a
+// recoverTo, deferred on a goroutine an actor owns, turns a panic into a
 // Recovered message to that actor instead of a crash of the process.
-func RecoverTo(root *actor.RootContext, self *actor.PID, what string) {
+func recoverTo(root *actor.RootContext, self *actor.PID, what string) {
 	if v := recover(); v != nil {
 		root.Send(self, &Recovered{what: what, value: v})
 	}

@@ -39,15 +39,6 @@ func (t trustSetup) policy() *config.TrustPolicy {
 	return p
 }
 
-// watched are the paths the watcher follows: the config files and the
-// trust store.
-func (t trustSetup) watched(paths []string) []string {
-	if t.store == "" {
-		return paths
-	}
-	return append(paths[:len(paths):len(paths)], t.store)
-}
-
 // warnUntrusted logs each project file whose servers are held back, with
 // the command that approves it. It is a warning because `serve`, launched
 // by an editor, shows nothing else: the log is where its user looks.

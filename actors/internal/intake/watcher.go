@@ -1,6 +1,8 @@
 package intake
 
 import (
+	"slices"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
@@ -27,9 +29,24 @@ type watcherActor struct {
 // once.
 func WatcherProps(deps *Deps, config *actor.PID) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		paths := loginWatched(deps.LoginMarker, watchedInputs(deps.InputsFile, newTrustSetup(deps).watched(deps.Paths)))
-		return &watcherActor{deps: deps, config: config, paths: paths}
+		return &watcherActor{deps: deps, config: config, paths: watchedPaths(deps)}
 	})
+}
+
+// watchedPaths are the config files and the stores whose edits must apply
+// at once: the trust store (an approval), the input store (`mcpvisor
+// input set` starts what waited for the value) and the token store's login
+// marker (`mcpvisor auth login` touches it after storing a token, so that
+// a daemon or `serve` it cannot reach over the API connects the server at
+// once, by a resync).
+func watchedPaths(deps *Deps) []string {
+	paths := slices.Clone(deps.Paths)
+	for _, p := range []string{newTrustSetup(deps).store, deps.InputsFile, deps.LoginMarker} {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
 }
 
 func (a *watcherActor) Receive(c actor.Context) {

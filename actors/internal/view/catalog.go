@@ -19,7 +19,7 @@ import (
 // that server. A snapshot adds its ready rows in config order, which
 // decides who owns a URI; a lookup walks them (one map probe per server).
 
-// rowCatalog is the catalog part of a serverRow.
+// rowCatalog is the catalog part of a Row.
 type rowCatalog struct {
 	// prompts, resources and templates are sorted by their keys (the
 	// session sorts them; catalogRow makes sure), so a lookup is a binary
@@ -147,7 +147,7 @@ func (s *Snapshot[S]) TemplateOwner(template string) (*Row[S], bool) {
 func (s *Snapshot[S]) Prompts() []messages.Prompt {
 	out := []messages.Prompt{}
 	for _, row := range s.rows {
-		if row.Routable || row.Cached {
+		if row.Routable || row.cached {
 			out = append(out, row.cat.prompts...)
 		}
 	}
@@ -158,7 +158,7 @@ func (s *Snapshot[S]) Prompts() []messages.Prompt {
 func (s *Snapshot[S]) Resources() []messages.Resource {
 	out := []messages.Resource{}
 	for _, row := range s.rows {
-		if !row.Routable && !row.Cached {
+		if !row.Routable && !row.cached {
 			continue
 		}
 		for _, r := range row.cat.resources {
@@ -174,7 +174,7 @@ func (s *Snapshot[S]) Resources() []messages.Resource {
 func (s *Snapshot[S]) Templates() []messages.ResourceTemplate {
 	out := []messages.ResourceTemplate{}
 	for _, row := range s.rows {
-		if !row.Routable && !row.Cached {
+		if !row.Routable && !row.cached {
 			continue
 		}
 		for _, t := range row.cat.templates {

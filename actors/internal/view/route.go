@@ -104,7 +104,7 @@ func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error)
 		}
 	}
 	for _, row := range s.bare {
-		if row.Cached && listsCached(row, kind, name) {
+		if row.cached && listsCached(row, kind, name) {
 			return row, name, nil
 		}
 	}

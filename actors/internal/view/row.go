@@ -13,16 +13,16 @@ import (
 // published.
 type Row[S comparable] struct {
 	Status messages.ServerStatus
-	// Named says the row has an exposed prefix (Status.Prefix, maybe
+	// named says the row has an exposed prefix (Status.Prefix, maybe
 	// empty): the server is in the fleet with a spec, running or not.
-	Named bool
+	named bool
 	// Routable says requests route to the row and its catalog is exposed:
 	// the server is ready, or it is lazy and a request starts it.
 	Routable bool
-	// Cached says the row lists its server's cached catalog while the
+	// cached says the row lists its server's cached catalog while the
 	// server is not up yet (reconciler/fleet_cache.go): listed, routable
 	// only for a lazy server.
-	Cached bool
+	cached bool
 	// Lazy says requests go through the fleet actor (which starts the
 	// server and counts them); ConnectTimeout bounds their wait for it.
 	Lazy           bool
@@ -35,9 +35,9 @@ type Row[S comparable] struct {
 	CallTimeout     time.Duration
 	ResetOnProgress bool
 	Roots           []string
-	// Stderr reads a ready stdio server's live stderr tail; when nil,
+	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// Status.StderrTail (the tail of the last failure) is shown.
-	Stderr func() []string
+	stderr func() []string
 
 	tools   []messages.Tool // exposed tools; empty unless routable or cached
 	exposed map[string]bool // by name, while routable
@@ -54,7 +54,7 @@ type Defaults struct {
 // its live stderr (nil for none).
 func NewRow[S comparable](fr reconciler.Row, session S, stderr func() []string, d Defaults) *Row[S] {
 	row := &Row[S]{
-		Status: fr.Status, Named: fr.Named, Routable: fr.Listed, Cached: fr.Cached, Lazy: fr.Lazy,
+		Status: fr.Status, named: fr.Named, Routable: fr.Listed, cached: fr.Cached, Lazy: fr.Lazy,
 		ConnectTimeout: fr.ConnectTimeout, Session: session, CallTimeout: fr.CallTimeout,
 		ResetOnProgress: fr.ResetTimeoutOnProgress, Roots: fr.Roots, tools: fr.Tools, cat: catalogRow(fr),
 	}
@@ -65,7 +65,7 @@ func NewRow[S comparable](fr reconciler.Row, session S, stderr func() []string, 
 		row.CallTimeout = d.CallTimeout
 	}
 	if fr.Ready {
-		row.Stderr = stderr
+		row.stderr = stderr
 	}
 	if fr.Listed {
 		row.exposed = make(map[string]bool, len(row.tools))

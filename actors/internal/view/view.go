@@ -111,14 +111,14 @@ func (s *Snapshot[S]) Next(names []string, build func(name string) *Row[S], meta
 // one) in the prefix indexes, keeping them sorted; they are copies
 // already.
 func reindex[S comparable](prefixed, bare []*Row[S], old, row *Row[S]) ([]*Row[S], []*Row[S]) {
-	if old != nil && old.Named {
+	if old != nil && old.named {
 		if old.Status.Prefix == "" {
 			bare = slices.DeleteFunc(bare, func(r *Row[S]) bool { return r == old })
 		} else if i, ok := slices.BinarySearchFunc(prefixed, old.Status.Prefix, comparePrefix[S]); ok && prefixed[i] == old {
 			prefixed = slices.Delete(prefixed, i, i+1)
 		}
 	}
-	if row != nil && row.Named {
+	if row != nil && row.named {
 		if row.Status.Prefix == "" {
 			i, _ := slices.BinarySearchFunc(bare, row, compareOrder[S])
 			bare = slices.Insert(bare, i, row)
@@ -145,8 +145,8 @@ func (s *Snapshot[S]) Status() messages.Status {
 	}
 	for _, row := range s.rows {
 		ss := row.Status
-		if row.Stderr != nil {
-			ss.StderrTail = row.Stderr()
+		if row.stderr != nil {
+			ss.StderrTail = row.stderr()
 		} else {
 			ss.StderrTail = append([]string{}, ss.StderrTail...)
 		}
