@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
 // BenchmarkGateway_WarmStartFromTheCatalogCache measures a warm start:
@@ -43,15 +42,8 @@ func BenchmarkGateway_WarmStartFromTheCatalogCache(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		gw := gateway.New(sup, zap.NewNop())
-		gw.HoldFirstLists(gateway.DefaultStartupWait, quartz.NewMock(b).WithLogger(quartz.NoOpLogger))
-		feed := sup.Follow(journal.Live, 4096)
-		runCtx, stop := context.WithCancel(ctx)
-		ran := make(chan struct{})
-		go func() {
-			defer close(ran)
-			gw.Run(runCtx, feed.C)
-		}()
+		gw := gateway.Mount(sup, gateway.MountOptions{Logger: zap.NewNop(), StartupWait: gateway.DefaultStartupWait,
+			Clock: quartz.NewMock(b).WithLogger(quartz.NoOpLogger)})
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := gw.Server().Connect(ctx, st, nil)
 		if err != nil {
@@ -76,9 +68,7 @@ func BenchmarkGateway_WarmStartFromTheCatalogCache(b *testing.B) {
 		b.StopTimer()
 		_ = cs.Close()
 		_ = ss.Wait()
-		stop()
-		<-ran
-		feed.Close()
+		gw.Close()
 		if err := sup.Close(); err != nil {
 			b.Fatal(err)
 		}

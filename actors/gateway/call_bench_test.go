@@ -7,15 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/test/benchcpu"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -33,13 +31,12 @@ func BenchmarkGateway_CallInMemory(b *testing.B) {
 		ctx := context.Background()
 		p := &mcp.CallToolParams{Name: name, Arguments: args}
 		b.ReportAllocs()
-		before := benchcpu.Process()
+		defer actorstest.CPUPerOp(b)()
 		for b.Loop() {
 			if _, err := cs.CallTool(ctx, p); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(benchcpu.Process()-before)/float64(b.N), "cpu-ns/op")
 	}
 	b.Run("direct", func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -93,19 +90,9 @@ func realGateway(b testing.TB, ctx context.Context) (*gateway.Gateway, *mcp.Clie
 	if err != nil {
 		b.Fatal(err)
 	}
-	sub := sup.Follow(journal.Live, 256)
-	gw := gateway.New(sup, zap.NewNop())
-	relay.Bind(gw)
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		gw.Run(runCtx, sub.C)
-	}()
+	gw := gateway.Mount(sup, gateway.MountOptions{Logger: zap.NewNop(), Relay: relay})
 	b.Cleanup(func() {
-		stop()
-		<-ran
-		sub.Close()
+		gw.Close()
 		if err := sup.Close(); err != nil {
 			b.Errorf("close: %v", err)
 		}

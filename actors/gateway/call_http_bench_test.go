@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvisor/mcpvisor/test/benchcpu"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
 )
@@ -61,11 +60,10 @@ func callOverHTTP(b *testing.B, ctx context.Context, h http.Handler, token, pin,
 	defer cs.Close()
 	p := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hello"}}
 	b.ReportAllocs()
-	before := benchcpu.Process()
+	defer actorstest.CPUPerOp(b)()
 	for b.Loop() {
 		if _, err := cs.CallTool(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(benchcpu.Process()-before)/float64(b.N), "cpu-ns/op")
 }

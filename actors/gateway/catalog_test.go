@@ -462,7 +462,8 @@ func TestGateway_ResourceConflictByFileOrder(t *testing.T) {
 	src := newFakeSource()
 	src.declare("/home/u/.mcp.json", "alpha")   // line 2 of the second file
 	src.declare("/proj/.mcp.json", "x", "beta") // line 3 of the first file
-	h := startGateway(t, src, gateway.WithConfigOrder([]string{"/proj/.mcp.json", "/home/u/.mcp.json"}))
+	src.status.ConfigFiles = []string{"/proj/.mcp.json", "/home/u/.mcp.json"}
+	h := startGateway(t, src)
 	c := h.connectInMemory(ctx, "")
 	// The winner's items arrive first here, the loser's first in the
 	// bare-names test: neither arrival order decides.

@@ -38,11 +38,11 @@
 // which exposed key (a tool or prompt name, named by WithNames through
 // actors.QualifiedName or bare; a URI; a URI template) and which claim
 // each key serves: the only one, or, when two servers claim one key, the
-// first in config order (WithConfigOrder and Source.Status), the conflict
-// logged once and listed by Conflicts. When the winner withdraws, the
-// other's claim takes over. An item whose fingerprint is unchanged is left
-// alone. Applying one server's event costs that server's items, not the
-// fleet's.
+// first in config order (Source.Status: its ConfigFiles, then each
+// server's position), the conflict logged once and listed by Conflicts.
+// When the winner withdraws, the other's claim takes over. An item whose
+// fingerprint is unchanged is left alone. Applying one server's event
+// costs that server's items, not the fleet's.
 //
 // Nothing the gateway exposes is registered with the go-sdk's server: a
 // receiving middleware (list.go) answers tools/list, prompts/list,

@@ -53,12 +53,11 @@ type Source interface {
 // and serve it with ServeStdio or ServeListener (or connect sessions to
 // Server yourself).
 type Gateway struct {
-	src         Source
-	log         *zap.Logger
-	slog        *slog.Logger
-	server      *mcp.Server
-	names       Names
-	configPaths []string
+	src    Source
+	log    *zap.Logger
+	slog   *slog.Logger
+	server *mcp.Server
+	names  Names
 
 	// levels follows the clients' logging/setLevel (relay.go); roots
 	// their roots (relay_roots.go).

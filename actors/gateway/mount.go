@@ -48,9 +48,9 @@ type mount struct {
 // fleet's and every change reaches its clients as list_changed; its
 // first lists wait as opts say; opts.Relay is bound to it; and it ranks
 // two servers' claims on one name by sup's config order. ServeStdio and
-// ServeListener, or Handler in the embedder's own HTTP server, serve it;
-// the serving ends by itself once sup ends (Close, or a failure). Close
-// the gateway before the Supervisor.
+// ServeListener serve it, and end by themselves once sup ends (Close, or
+// a failure); Handler serves it in the embedder's own HTTP server, which
+// the embedder stops. Close the gateway before the Supervisor.
 func Mount(sup *actors.Supervisor, opts MountOptions) *Gateway {
 	// Followed before the gateway loads the catalog: every change after
 	// the load is in the feed.

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,6 +71,53 @@ func TestMount_ServingEndsWithTheSupervisor(t *testing.T) {
 	}
 	gw.Close()
 	gw.Close()
+}
+
+// Serving streamable HTTP ends with the Supervisor too.
+func TestMount_ListenerEndsWithTheSupervisor(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	sup := startSupervisor(t, writeConfig(t, t.TempDir(), `{"mcpServers": {"alpha": {"command": "s"}}}`))
+	gw := gateway.Mount(sup, gateway.MountOptions{})
+	t.Cleanup(gw.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- gw.ServeListener(ctx, ln, gateway.HTTPOptions{NoAuth: true}) }()
+
+	_ = sup.Close()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("ServeListener = %v, want nil once the Supervisor ended", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ServeListener still serving after the Supervisor ended")
+	}
+}
+
+// Close stops a mounted gateway following a Supervisor that still runs,
+// and returns.
+func TestMount_CloseWhileTheSupervisorRuns(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	sup := startSupervisor(t, writeConfig(t, t.TempDir(), `{"mcpServers": {"alpha": {"command": "s"}}}`))
+	gw := gateway.Mount(sup, gateway.MountOptions{})
+	closed := make(chan struct{})
+	go func() {
+		gw.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return while the Supervisor runs")
+	}
+	if err := sup.Err(); err != nil {
+		t.Fatalf("the Supervisor ended with the gateway: %v", err)
+	}
 }
 
 // connectMounted connects a client to a mounted gateway over stdio pipes.

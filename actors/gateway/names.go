@@ -40,17 +40,6 @@ type Option func(*Gateway)
 // WithNames sets how tools and prompts are named (default NamesPrefixed).
 func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
 
-// WithConfigOrder gives the config files in precedence order (absolute and
-// resolved, as config.ResolvePaths makes them): of two servers that
-// claim one name, URI or URI template, the one declared first (earlier
-// file, then earlier line) wins. Without it, the Source's status says
-// (Status.ConfigFiles, which a Supervisor fills in); servers from files
-// not listed rank after those from listed ones, and ties go by file path,
-// line, then server name.
-func WithConfigOrder(paths []string) Option {
-	return func(g *Gateway) { g.configPaths = slices.Clone(paths) }
-}
-
 // qualifiedName is a tool's or prompt's fleet-wide name: its server's
 // exposed prefix and its own name, joined by actors.QualifiedName. The
 // Source routes by it.
@@ -68,11 +57,14 @@ func (g *Gateway) exposedName(qualified, name string) string {
 }
 
 // first returns a function that picks the first of servers in config
-// order. It reads the Source's status (which says where each server is
-// declared) once, on first use: only when two servers claim one key.
+// order: of two servers that claim one name, URI or URI template, the one
+// declared first (earlier file in Status.ConfigFiles, then earlier line)
+// wins; servers from files not listed rank after those from listed ones,
+// and ties go by file path, line, then server name. It reads the Source's
+// status once, on first use: only when two servers claim one key.
 func (g *Gateway) first() func(servers []string) string {
 	var pos map[string]messages.Position
-	files := g.configPaths
+	var files []string
 	return func(servers []string) string {
 		if pos == nil {
 			pos = map[string]messages.Position{}
@@ -80,9 +72,7 @@ func (g *Gateway) first() func(servers []string) string {
 			for _, row := range st.Servers {
 				pos[row.Name] = row.Source
 			}
-			if files == nil {
-				files = st.ConfigFiles
-			}
+			files = st.ConfigFiles
 		}
 		fileRank := func(path string) int {
 			if i := slices.Index(files, path); i >= 0 {

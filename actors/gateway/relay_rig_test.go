@@ -17,7 +17,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/exampleserver"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -63,19 +62,9 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 		t.Fatal(err)
 	}
 	r.sup, r.rec = sup, actorstest.Record(t, sup)
-	sub := sup.Follow(journal.Live, 256)
-	r.gw = gateway.New(sup, logger)
-	relay.Bind(r.gw)
-	runCtx, stop := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		r.gw.Run(runCtx, sub.C)
-	}()
+	r.gw = gateway.Mount(sup, gateway.MountOptions{Logger: logger, Relay: relay})
 	t.Cleanup(func() {
-		stop()
-		<-ran
-		sub.Close()
+		r.gw.Close()
 		if err := sup.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}

@@ -33,8 +33,8 @@ const statelessFrom = "2026-07-28"
 
 // ServeStdio serves one MCP session on r and w (a process's stdin and
 // stdout) until r ends, the client stops reading w, or ctx ends (or, for
-// a mounted gateway, its Supervisor). Nothing
-// else may write to w. If r is an io.Closer it is closed on the way out.
+// a mounted gateway, its Supervisor). Nothing else may write to w. If r
+// is an io.Closer it is closed on the way out.
 func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, stop := g.untilEnded(ctx)
 	defer stop()
@@ -257,12 +257,13 @@ func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
 }
 
 // ServeListener serves Handler(opts) on ln until ctx ends (or, for a
-// mounted gateway, its Supervisor), then shuts down: it cancels every request's context, closes every MCP session
-// (streamable HTTP keeps SSE and subscriptions/listen streams open for a
-// session's whole life), closes connections that never sent a request
-// (Shutdown would wait 5s before counting them idle; HTTP clients dial
-// such spares), then shuts the server down within ShutdownTimeout and
-// waits for it. ln is closed when ServeListener returns.
+// mounted gateway, its Supervisor), then shuts down: it cancels every
+// request's context, closes every MCP session (streamable HTTP keeps SSE
+// and subscriptions/listen streams open for a session's whole life),
+// closes connections that never sent a request (Shutdown would wait 5s
+// before counting them idle; HTTP clients dial such spares), then shuts
+// the server down within ShutdownTimeout and waits for it. ln is closed
+// when ServeListener returns.
 func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	ctx, stop := g.untilEnded(ctx)
 	defer stop()

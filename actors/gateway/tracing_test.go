@@ -23,7 +23,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
-	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -77,18 +76,9 @@ func startTracedRig(t testing.TB, tp trace.TracerProvider) *tracedRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := sup.Follow(journal.Live, 256)
-	r.gw = gateway.New(sup, logger, gateway.WithTracerProvider(tp))
-	runCtx, stop := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		r.gw.Run(runCtx, sub.C)
-	}()
+	r.gw = gateway.Mount(sup, gateway.MountOptions{Logger: logger, TracerProvider: tp})
 	t.Cleanup(func() {
-		stop()
-		<-ran
-		sub.Close()
+		r.gw.Close()
 		if err := sup.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}

@@ -13,7 +13,7 @@ import (
 // the token without its "Bearer " prefix.
 var authSchemes = []string{"bearer ", "basic ", "token "}
 
-// SecretsOf lists the secrets of one server spec, expanded, for NewRedactor
+// SecretsOf lists the secrets of one server spec, expanded, for redact.New
 // or Redactor.With:
 //
 //   - every env value;
@@ -25,7 +25,7 @@ var authSchemes = []string{"bearer ", "basic ", "token "}
 //   - credentials written literally in args (see argSecrets).
 //
 // Values shorter than redact.MinSecretBytes are listed too and dropped by
-// NewRedactor. The values of the environment a stdio server inherits are not
+// redact.New. The values of the environment a stdio server inherits are not
 // in the spec: the caller adds them to its base Redactor. The result is
 // sorted and without duplicates.
 func SecretsOf(spec messages.ServerSpec) []string {

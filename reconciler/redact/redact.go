@@ -135,8 +135,6 @@ func (r *Redactor) RedactCut(text string, limit int) string {
 	return boundTo(b.String(), limit)
 }
 
-// bound cuts s to MaxBytes, marking the cut.
-
 // boundTo cuts s to limit bytes, marking the cut.
 func boundTo(s string, limit int) string {
 	if len(s) <= limit {

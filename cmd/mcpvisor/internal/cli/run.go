@@ -85,10 +85,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	closeErr := sup.Close()
 	<-printed // the feed ends after the supervisor's last event
 	feed.Close()
-	if failed != nil {
-		return finalCode(io, "run", failed)
-	}
-	return finalCode(io, "run", errors.Join(apiErr, closeErr))
+	return finalCode(io, "run", failed, apiErr, closeErr)
 }
 
 // printEvents prints, on a goroutine, every event feed delivers. The

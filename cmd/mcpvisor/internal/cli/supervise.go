@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/trace"
@@ -48,7 +47,7 @@ func finalCode(io IO, command string, failed error, errs ...error) int {
 	}
 	code := ExitOK
 	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if err != nil {
 			fmt.Fprintf(io.Stderr, "mcpvisor %s: %v\n", command, err)
 			code = ExitFailed
 		}
