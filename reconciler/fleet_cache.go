@@ -87,7 +87,6 @@ func (ForgetCatalog) isEffect() {}
 type catalogCache struct {
 	entries map[cacheID]*CachedCatalog // the newest known entry, items marked Cached
 	stored  map[cacheID]string         // digest of what the shell holds, or was asked to
-	live    map[string]*CachedCatalog  // by server: what its serving session listed
 }
 
 // cacheID names an entry: a server as one config file declares it.
@@ -96,7 +95,7 @@ type cacheID struct{ server, source string }
 func idOf(spec messages.ServerSpec) cacheID { return cacheID{spec.Name, spec.Source.Path} }
 
 func (f *Fleet) cacheLoaded(m CacheLoaded) {
-	c := &catalogCache{entries: map[cacheID]*CachedCatalog{}, stored: map[cacheID]string{}, live: map[string]*CachedCatalog{}}
+	c := &catalogCache{entries: map[cacheID]*CachedCatalog{}, stored: map[cacheID]string{}}
 	for _, e := range m.Entries {
 		id := cacheID{e.Server, e.Source}
 		c.entries[id] = markedCopy(e)
@@ -197,43 +196,21 @@ func (f *Fleet) cached(s *fleetServer) (*CachedCatalog, bool) {
 	return e, e.matches(s.spec)
 }
 
-// catalogKinds says which kinds a session's listing covers.
-type catalogKinds uint8
-
-const (
-	listedTools catalogKinds = 1 << iota
-	listedPrompts
-	listedResources
-	listedAll = listedTools | listedPrompts | listedResources
-)
-
-// cacheListed takes what s's serving session listed (the kinds of l)
-// into the cache, and asks the shell to keep it when it differs from
-// what the shell holds.
-func (f *Fleet) cacheListed(s *fleetServer, kinds catalogKinds, l CachedCatalog) {
+// cacheListed takes what s's serving session listed last, every kind,
+// into the cache, and asks the shell to keep it when it differs from what
+// the shell holds.
+func (f *Fleet) cacheListed(s *fleetServer) {
 	if f.cache == nil || s.cur == nil {
 		return
 	}
 	spec := s.cur.spec
-	next := &CachedCatalog{Server: spec.Name, Source: spec.Source.Path, Key: CatalogKey(spec.Fingerprint)}
-	if prev := f.cache.live[spec.Name]; prev != nil && prev.Key == next.Key && prev.Source == next.Source {
-		next.Tools, next.Prompts, next.Resources, next.Templates = prev.Tools, prev.Prompts, prev.Resources, prev.Templates
-	}
-	if kinds&listedTools != 0 {
-		next.Tools = l.Tools
-	}
-	if kinds&listedPrompts != 0 {
-		next.Prompts = l.Prompts
-	}
-	if kinds&listedResources != 0 {
-		next.Resources, next.Templates = l.Resources, l.Templates
-	}
-	f.cache.live[spec.Name] = next
+	next := CachedCatalog{Server: spec.Name, Source: spec.Source.Path, Key: CatalogKey(spec.Fingerprint),
+		Tools: s.tools, Prompts: stampPrompts(s.catalog.prompts, ""), Resources: s.catalog.resources, Templates: s.catalog.templates}
 	id, digest := idOf(spec), next.digest()
 	if f.cache.stored[id] == digest {
 		return
 	}
 	f.cache.stored[id] = digest
-	f.cache.entries[id] = markedCopy(*next)
-	f.effect(CacheCatalog{Spec: spec, Entry: *next})
+	f.cache.entries[id] = markedCopy(next)
+	f.effect(CacheCatalog{Spec: spec, Entry: next})
 }

@@ -81,7 +81,7 @@ func (f *Fleet) sessionPrompts(m SessionPrompts) {
 	s.catalog.prompts = stampPrompts(m.Prompts, s.spec.Prefix)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
-	f.cacheListed(s, listedPrompts, CachedCatalog{Prompts: m.Prompts})
+	f.cacheListed(s)
 }
 
 func (f *Fleet) sessionResources(m SessionResources) {
@@ -92,7 +92,7 @@ func (f *Fleet) sessionResources(m SessionResources) {
 	s.catalog.resources, s.catalog.templates = m.Resources, m.Templates
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
-	f.cacheListed(s, listedResources, CachedCatalog{Resources: m.Resources, Templates: m.Templates})
+	f.cacheListed(s)
 }
 
 func (f *Fleet) publishSkipped(skipped []messages.CatalogItemSkipped) {

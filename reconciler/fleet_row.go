@@ -75,12 +75,18 @@ func (f *Fleet) Row(name string) (Row, bool) {
 		}
 		row.Lazy, row.CatalogCurrent, row.ConnectTimeout = f.lazy(s), s.catalogCurrent(), s.spec.ConnectTimeout
 		row.Ready = s.state == messages.StateReady && s.cur != nil
-		if tools := f.exposed(s); f.listing(s) {
-			row.Listed, row.Tools = true, append([]messages.Tool{}, tools...)
-			row.Status.Tools = len(tools)
-			cat := f.exposedCatalog(s)
-			row.Prompts, row.Resources, row.Templates = cat.prompts, cat.resources, cat.templates
-			row.Status.Prompts, row.Status.Resources, row.Status.Templates = len(cat.prompts), len(cat.resources), len(cat.templates)
+		// What the row lists: the live catalog while it lists it, else the
+		// cached one it shows, else nothing.
+		cat, cached := f.shownCatalog(s)
+		row.Tools = filterTools(f.shownToolList(s), s.spec)
+		row.Prompts, row.Resources, row.Templates = cat.prompts, cat.resources, cat.templates
+		row.Status.Tools, row.Status.Prompts = len(row.Tools), len(row.Prompts)
+		row.Status.Resources, row.Status.Templates = len(row.Resources), len(row.Templates)
+		if cached {
+			row.Cached, row.Status.Cached = true, true
+			row.Listed = f.lazy(s) // a lazy server's cached items route: a use starts it
+		} else if f.listing(s) {
+			row.Listed = true
 			var first string
 			row.ShadowedResources, row.ShadowedTemplates, first = f.shadowed(s)
 			if n := len(row.ShadowedResources) + len(row.ShadowedTemplates); n > 0 {
@@ -90,8 +96,6 @@ func (f *Fleet) Row(name string) (Row, bool) {
 				}
 				row.Status.Warning = redact.Bound(w)
 			}
-		} else if e, ok := f.cached(s); ok {
-			f.cachedRow(&row, s, e)
 		}
 		row.Order = f.order(name)
 		return row, true
@@ -107,16 +111,6 @@ func (f *Fleet) Row(name string) (Row, bool) {
 		}, Named: true}, true
 	}
 	return Row{}, false
-}
-
-// cachedRow fills in the cached catalog e that s's row shows.
-func (f *Fleet) cachedRow(row *Row, s *fleetServer, e *CachedCatalog) {
-	row.Cached, row.Status.Cached = true, true
-	row.Tools = filterTools(e.Tools, s.spec)
-	row.Prompts, row.Resources, row.Templates = stampPrompts(e.Prompts, s.spec.Prefix), e.Resources, e.Templates
-	row.Status.Tools, row.Status.Prompts = len(row.Tools), len(row.Prompts)
-	row.Status.Resources, row.Status.Templates = len(row.Resources), len(row.Templates)
-	row.Listed = f.lazy(s)
 }
 
 // Rows renders every server, sorted by name.

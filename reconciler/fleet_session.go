@@ -126,7 +126,7 @@ func (f *Fleet) sessionReady(m SessionReady) {
 	f.publishTools(s)
 	f.publishSkipped(m.Skipped)
 	f.publishCatalog(s)
-	f.cacheListed(s, listedAll, CachedCatalog{Tools: m.Tools, Prompts: m.Prompts, Resources: m.Resources, Templates: m.Templates})
+	f.cacheListed(s)
 	f.grantWaiting(s)
 	f.settleIdle(s)
 }
@@ -138,7 +138,7 @@ func (f *Fleet) sessionTools(m SessionTools) {
 	}
 	s.tools = m.Tools
 	f.publishTools(s)
-	f.cacheListed(s, listedTools, CachedCatalog{Tools: m.Tools})
+	f.cacheListed(s)
 }
 
 // sessionFailed handles the death, or the failed start, of a session.
@@ -282,15 +282,6 @@ func (f *Fleet) transition(s *fleetServer, to messages.State, reason string, dec
 	}
 	s.state, s.since = to, f.now
 	f.emit(ev)
-}
-
-// exposed is what s exposes now: its filtered tools while ready (and
-// for a lazy server, between sessions: see listing).
-func (f *Fleet) exposed(s *fleetServer) []messages.Tool {
-	if !f.listing(s) {
-		return nil
-	}
-	return filterTools(s.tools, s.spec)
 }
 
 // shownToolList is the list s's row shows tools from, before filtering:
