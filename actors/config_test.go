@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +127,22 @@ func TestConfig_FormattingOnlySaveKeepsTheGeneration(t *testing.T) {
 	_, ev = rec.WaitFor(ctx, mark, "changed config", func(e messages.Event) bool { l, ok := e.(*messages.ConfigLoaded); return ok && l.Changed })
 	if loaded := ev.(*messages.ConfigLoaded); loaded.Generation != before.Generation+1 {
 		t.Fatalf("after changing a setting: %+v, want generation %d", loaded, before.Generation+1)
+	}
+}
+
+// Status names the config files in precedence order, as the Supervisor
+// resolved them: relative ones against WorkDir, ~ against Home.
+func TestConfig_StatusNamesTheResolvedFilesInOrder(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	work, home := t.TempDir(), t.TempDir()
+	writeConfig(t, filepath.Join(work, "project.json"), map[string]any{"p": map[string]any{"command": "in-memory"}})
+	writeConfig(t, filepath.Join(home, "home.json"), map[string]any{"h": map[string]any{"command": "in-memory"}})
+	sup, rec := startInMemory(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), newFleet(t, echoServers("p", "h")),
+		actors.Options{ConfigPaths: []string{"project.json", "~/home.json"}, WorkDir: work, Home: home})
+	rec.WaitState(ctx, 0, "h", messages.StateReady)
+	want := []string{filepath.Join(work, "project.json"), filepath.Join(home, "home.json")}
+	if got := sup.Status().ConfigFiles; !slices.Equal(got, want) {
+		t.Fatalf("Status().ConfigFiles = %q, want %q", got, want)
 	}
 }

@@ -83,6 +83,9 @@ func TestSupervisor_ServedThroughTheAPI(t *testing.T) {
 	if st.Servers[1].Name != "hung" || st.Servers[1].State != messages.StateStarting {
 		t.Fatalf("hung = %+v, want starting", st.Servers[1])
 	}
+	if len(st.ConfigFiles) != 1 || !filepath.IsAbs(st.ConfigFiles[0]) || filepath.Base(st.ConfigFiles[0]) != ".mcp.json" {
+		t.Fatalf("configFiles = %q, want the one config file, resolved", st.ConfigFiles)
+	}
 
 	var tools httpapi.ToolList
 	request(t, ts, http.MethodGet, "/api/v1/tools", "").json(t, &tools)
