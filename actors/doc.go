@@ -9,8 +9,10 @@
 //
 // # Goroutines and who stops them
 //
-// Every goroutine the Supervisor starts is counted in one WaitGroup, which
-// Close waits for; then every Feed ends once it delivered the last events.
+// Every goroutine the Supervisor's parts start is counted in one
+// WaitGroup, which Close waits for, or ends before one that is counted
+// (each package's doc.go says which); then every Feed ends once it
+// delivered the last events.
 // Requests run on their caller's goroutine. A panic inside mcpvisor, or in
 // a function passed in Options, never crashes the process: the part that
 // failed is rebuilt, or the Supervisor ends (Done, Err).
