@@ -35,6 +35,7 @@ var mayImport = map[string][]string{
 	"actors/journal":            nil,
 	"actors/oauth":              nil,
 	"actors/ondisk":             nil,
+	"actors/peercred":           nil,
 	// Above the facade: what embedders mount, and the test kit.
 	"actors/gateway":             {"actors", "actors/journal", "actors/internal/httpguard", "actors/internal/mcptrace", "actors/internal/ndjson"},
 	"actors/httpapi":             {"actors", "actors/journal", "actors/internal/httpguard"},

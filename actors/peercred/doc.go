@@ -1,0 +1,18 @@
+// Package peercred tells which local user is at the other end of a
+// connection on this machine, so that mcpvisor can refuse to talk to
+// anyone else where a token or a login is at stake:
+//
+//   - TCPOwner reads the kernel's socket tables (/proc/net/tcp and
+//     /proc/net/tcp6, Linux) for the user that owns one end of a
+//     loopback TCP connection: the OAuth login's callback listener asks
+//     who connected to it, and the CLI asks who accepted its connection
+//     to the daemon before it sends the API token.
+//   - UnixOwner reads SO_PEERCRED of a Unix socket connection.
+//
+// Elsewhere than Linux both return ErrUnsupported, and each caller says
+// what it does then.
+//
+// # Goroutines
+//
+// None: every function runs on its caller's goroutine.
+package peercred
