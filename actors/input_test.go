@@ -17,6 +17,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // An entry whose VS Code input has no value waits in needs-input; storing
@@ -62,7 +63,7 @@ func TestSupervisor_StoredInputStartsTheEntryAndNeverShows(t *testing.T) {
 	}
 
 	mark := rec.Len()
-	if err := ondisk.UpdateInputs(store, func(v map[string]string) { v["token"] = secret }); err != nil {
+	if err := ondisk.UpdateInputs(store, config.InputScope{}, func(v map[string]string) { v["token"] = secret }); err != nil {
 		t.Fatal(err)
 	}
 	_, failed := rec.WaitState(ctx, mark, "api", messages.StateFailed) // no resync: the watcher saw the store
