@@ -21,10 +21,10 @@ type LoadOptions struct {
 	// Home replaces a leading ~ in command and cwd. When it is empty such an
 	// entry is invalid rather than silently relative.
 	Home string
-	// Inputs answers the values of VS Code inputs stored for this user
-	// (`mcpvisor input set`); nil stores none. MCPVISOR_INPUT_<ID> in
-	// LookupEnv comes first.
-	Inputs func(id string) (string, bool)
+	// Inputs are the values of VS Code inputs that `mcpvisor input set`
+	// stored; each file reads only its scope's (see InputScopeOf).
+	// MCPVISOR_INPUT_<ID> in LookupEnv comes first.
+	Inputs InputStore
 	// ProjectDir is the project mcpvisor runs for: Claude Code's
 	// ~/.claude.json keeps servers per project directory, and those of
 	// ProjectDir are read too ("" reads none).

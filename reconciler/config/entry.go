@@ -81,7 +81,7 @@ func (p *fileParser) entry(d declaration) {
 	e := &entryParser{p: p, name: d.name.value, source: p.lines.pos(d.name.start)}
 	spec := e.parse(d)
 	if len(e.reasons) == 0 && len(e.needs) > 0 {
-		reason := needsInputReason(e.needs)
+		reason := p.needsInputReason(e.needs)
 		p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q waits for its inputs: %s", e.name, reason))
 		p.out.Invalid = append(p.out.Invalid, messages.InvalidServer{
 			Name: e.name, Source: e.source, Reason: reason, State: messages.StateNeedsInput,

@@ -41,8 +41,10 @@ const (
 // the field is read from a config entry, whether it is part of the
 // fingerprint (a change restarts the session), applies live or decides
 // whether the server runs at all, which secrets it holds, and how two
-// values compare. Parsing (entryParser.parse), Fingerprint, ChangedFields,
-// LiveChanges, SecretsOf and SameDesired are all loops over this table;
+// values compare, and how `mcpvisor trust` previews it. Parsing
+// (entryParser.parse), the trust preview (PreviewEntries), Fingerprint,
+// ChangedFields, LiveChanges, SecretsOf and SameDesired are all loops
+// over this table;
 // fields_internal_test.go checks that every ServerSpec field has
 // exactly one row.
 //
@@ -53,12 +55,14 @@ const (
 var serverFields = []serverField{
 	{
 		key: fieldType, spec: "Transport", reads: forAll, effect: EffectRestart,
+		preview: previewType,
 		// Read by entryParser.transport together with command and url.
 		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, string(s.Transport)) },
 		equal: func(a, b *messages.ServerSpec) bool { return a.Transport == b.Transport },
 	},
 	{
 		key: fieldCommand, spec: "Command", reads: forStdio, effect: EffectRestart, decidesTransport: true,
+		preview: previewCommand,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Command = e.command(v)
 			e.hintCommandWithSpaces(v, s.Command)
@@ -68,6 +72,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldArgs, spec: "Args", reads: forStdio, effect: EffectRestart,
+		preview: previewArgs,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Args = e.stringList(v, fieldArgs, true)
 		},
@@ -77,6 +82,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldEnv, spec: "Env", reads: forStdio, effect: EffectRestart,
+		preview: previewEnv,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Env = mergeEnv(s.Env, e.stringMap(v, fieldEnv, checkEnvName, checkNoNUL, false))
 			e.hintBareVars(v)
@@ -87,12 +93,14 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldCwd, spec: "Cwd", reads: forStdio, effect: EffectRestart,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Cwd = e.cwd(v) },
-		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Cwd) },
-		equal: func(a, b *messages.ServerSpec) bool { return a.Cwd == b.Cwd },
+		preview: previewCwd,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Cwd = e.cwd(v) },
+		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.Cwd) },
+		equal:   func(a, b *messages.ServerSpec) bool { return a.Cwd == b.Cwd },
 	},
 	{
 		key: fieldURL, spec: "URL", reads: forRemote, effect: EffectRestart, decidesTransport: true,
+		preview: previewURL,
 		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.URL = e.url(v) },
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendString(b, s.URL) },
 		equal:   func(a, b *messages.ServerSpec) bool { return a.URL == b.URL },
@@ -100,6 +108,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldHeaders, spec: "Headers", reads: forRemote, effect: EffectRestart,
+		preview: previewHeaders,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.Headers = e.stringMap(v, fieldHeaders, checkHeaderName, checkHeaderValue, true)
 		},
@@ -109,11 +118,13 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldDisabled, spec: "Disabled", reads: forAll, effect: EffectRuns,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Disabled = e.bool(v, fieldDisabled) },
-		equal: func(a, b *messages.ServerSpec) bool { return a.Disabled == b.Disabled },
+		preview: previewRaw(fieldDisabled),
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Disabled = e.bool(v, fieldDisabled) },
+		equal:   func(a, b *messages.ServerSpec) bool { return a.Disabled == b.Disabled },
 	},
 	{
 		key: fieldConnectTimeout, spec: "ConnectTimeout", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldConnectTimeout),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.ConnectTimeout = e.timeout(v, fieldConnectTimeout)
 		},
@@ -121,6 +132,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldCallTimeout, spec: "CallTimeout", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldCallTimeout),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.CallTimeout = e.timeout(v, fieldCallTimeout)
 		},
@@ -128,19 +140,22 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldRestart, spec: "Restart", reads: forAll, effect: EffectLive,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Restart = e.restartPolicy(v) },
-		equal: func(a, b *messages.ServerSpec) bool { return a.Restart == b.Restart },
+		preview: previewRaw(fieldRestart),
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Restart = e.restartPolicy(v) },
+		equal:   func(a, b *messages.ServerSpec) bool { return a.Restart == b.Restart },
 	},
 	{
 		// When the server starts: at once (eager) or on first use (lazy).
 		// A change applies live: a lazy server that is idle stays idle, an
 		// idle one made eager starts.
 		key: fieldAutostart, spec: "Autostart", reads: forAll, effect: EffectLive,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Autostart = e.autostart(v) },
-		equal: func(a, b *messages.ServerSpec) bool { return a.Autostart == b.Autostart },
+		preview: previewRaw(fieldAutostart),
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Autostart = e.autostart(v) },
+		equal:   func(a, b *messages.ServerSpec) bool { return a.Autostart == b.Autostart },
 	},
 	{
 		key: fieldIdleTimeout, spec: "IdleTimeout", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldIdleTimeout),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.IdleTimeout = e.timeout(v, fieldIdleTimeout)
 		},
@@ -148,6 +163,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldAllowTools, spec: "AllowTools", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldAllowTools),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.AllowTools = e.stringList(v, fieldAllowTools, false)
 		},
@@ -155,6 +171,7 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldDenyTools, spec: "DenyTools", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldDenyTools),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.DenyTools = e.stringList(v, fieldDenyTools, false)
 		},
@@ -162,12 +179,14 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldInheritEnv, spec: "InheritEnv", reads: forStdio, effect: EffectRestart,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
-		hash:  func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
-		equal: func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
+		preview: previewInheritEnv,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.InheritEnv = e.envPolicy(v) },
+		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendEnvPolicy(b, s.InheritEnv) },
+		equal:   func(a, b *messages.ServerSpec) bool { return sameEnvPolicy(a.InheritEnv, b.InheritEnv) },
 	},
 	{
 		key: fieldResetOnProg, spec: "ResetTimeoutOnProgress", reads: forAll, effect: EffectLive,
+		preview: previewRaw(fieldResetOnProg),
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.ResetTimeoutOnProgress = e.bool(v, fieldResetOnProg)
 		},
@@ -175,11 +194,13 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldRoots, spec: "Roots", reads: forAll, effect: EffectLive,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Roots = e.roots(v) },
-		equal: func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Roots, b.Roots) },
+		preview: previewRaw(fieldRoots),
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.Roots = e.roots(v) },
+		equal:   func(a, b *messages.ServerSpec) bool { return slices.Equal(a.Roots, b.Roots) },
 	},
 	{
 		key: fieldOAuth, spec: "OAuth", reads: forRemote, effect: EffectRestart,
+		preview: previewOAuth,
 		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.OAuth = e.oauth(v) },
 		hash:    func(b []byte, s *messages.ServerSpec) []byte { return appendOAuth(b, s.OAuth) },
 		equal:   func(a, b *messages.ServerSpec) bool { return sameOAuth(a.OAuth, b.OAuth) },
@@ -191,6 +212,7 @@ var serverFields = []serverField{
 		// Env, which the fingerprint covers, and are secrets. The path
 		// itself hashes nothing when absent, so existing fingerprints stay.
 		key: fieldEnvFile, spec: "EnvFile", reads: forStdio, effect: EffectRestart,
+		preview: previewEnvFile,
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			var vals map[string]string
 			s.EnvFile, vals = e.envFile(v)
@@ -208,7 +230,8 @@ var serverFields = []serverField{
 		// Claude Code's: a command whose output is more headers, run at
 		// connect and again after a 401. Hashes nothing when absent.
 		key: fieldHeadersHelper, spec: "HeadersHelper", reads: forRemote, effect: EffectRestart,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.HeadersHelper = e.headersHelper(v) },
+		preview: previewHeadersHelper,
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.HeadersHelper = e.headersHelper(v) },
 		hash: func(b []byte, s *messages.ServerSpec) []byte {
 			if s.HeadersHelper == "" {
 				return b
@@ -219,7 +242,8 @@ var serverFields = []serverField{
 	},
 	{
 		key: fieldPrefix, spec: "PrefixOverride", reads: forAll, effect: EffectLive,
-		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.PrefixOverride = e.prefix(v) },
+		preview: previewRaw(fieldPrefix),
+		parse:   func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) { s.PrefixOverride = e.prefix(v) },
 		equal: func(a, b *messages.ServerSpec) bool {
 			return (a.PrefixOverride == nil) == (b.PrefixOverride == nil) &&
 				(a.PrefixOverride == nil || *a.PrefixOverride == *b.PrefixOverride)
@@ -284,6 +308,10 @@ type serverField struct {
 	// secrets lists the secret values the field holds, expanded; nil for a
 	// field that holds none.
 	secrets func(s *messages.ServerSpec) []string
+	// preview adds to an entry's trust preview what the field, as written,
+	// makes mcpvisor do (see EntryPreview); set exactly for the fields
+	// an entry can set, so that `mcpvisor trust` shows every one of them.
+	preview func(p *previewer, v *hujson.Value)
 }
 
 // transportKinds says which servers read a field.

@@ -40,6 +40,8 @@ func TestServerFields_CoverEverySpecField(t *testing.T) {
 			t.Errorf("%s: key %q, effect %s: exactly the derived fields are identity", f.spec, f.key, f.effect)
 		case f.reads == 0 && f.key != "":
 			t.Errorf("%s: no transport reads it", f.spec)
+		case (f.preview != nil) != (f.key != ""):
+			t.Errorf("%s: key %q, preview set %v: every key an entry can set, and only those, has a preview for mcpvisor trust", f.spec, f.key, f.preview != nil)
 		}
 	}
 	typ := reflect.TypeFor[messages.ServerSpec]()
@@ -145,6 +147,63 @@ func TestServerFields_Documented(t *testing.T) {
 	for _, f := range ServerFields() {
 		if f.Key != "" && !strings.Contains(string(doc), "`"+f.Key+"`") {
 			t.Errorf("docs/config.md does not mention `%s`", f.Key)
+		}
+	}
+}
+
+// previewSamples are, for TestServerFields_EveryKeyShowsInThePreview, a
+// value of each entry key and what its preview line must show; a new key
+// needs one.
+var previewSamples = map[string]struct{ value, shows string }{
+	fieldType:           {`"bogus-type"`, `"bogus-type"`},
+	fieldCommand:        {`"sample-cmd"`, `"sample-cmd"`},
+	fieldArgs:           {`["sample-arg"]`, `"sample-arg"`},
+	fieldEnv:            {`{"SAMPLE": "sample-env"}`, `SAMPLE="sample-env"`},
+	fieldCwd:            {`"sample-cwd"`, `"sample-cwd"`},
+	fieldURL:            {`"https://sample.example"`, `"https://sample.example"`},
+	fieldHeaders:        {`{"X-Sample": "sample-header"}`, `X-Sample: "sample-header"`},
+	fieldDisabled:       {`true`, `true`},
+	fieldConnectTimeout: {`"17s"`, `"17s"`},
+	fieldCallTimeout:    {`"18s"`, `"18s"`},
+	fieldRestart:        {`"sample-restart"`, `"sample-restart"`},
+	fieldAutostart:      {`"sample-autostart"`, `"sample-autostart"`},
+	fieldIdleTimeout:    {`"19s"`, `"19s"`},
+	fieldAllowTools:     {`["sample-allow"]`, `["sample-allow"]`},
+	fieldDenyTools:      {`["sample-deny"]`, `["sample-deny"]`},
+	fieldInheritEnv:     {`["SAMPLE_INHERIT"]`, `["SAMPLE_INHERIT"]`},
+	fieldResetOnProg:    {`true`, `true`},
+	fieldRoots:          {`["sample-root"]`, `["sample-root"]`},
+	fieldOAuth:          {`{"clientId": "sample-client"}`, `clientId "sample-client"`},
+	fieldEnvFile:        {`"sample.env"`, `reads "sample.env"`},
+	fieldHeadersHelper:  {`"sample-helper"`, `runs: /bin/sh -c "sample-helper"`},
+	fieldPrefix:         {`"sample-prefix"`, `"sample-prefix"`},
+}
+
+// The trust preview is complete by construction: an entry that sets any
+// key of the table shows it, whatever the key, on a line that names it,
+// with the value as written.
+func TestServerFields_EveryKeyShowsInThePreview(t *testing.T) {
+	t.Parallel()
+	for _, f := range serverFields {
+		if f.key == "" {
+			continue
+		}
+		sample, ok := previewSamples[f.key]
+		if !ok {
+			t.Errorf("no preview sample for %q: add one to previewSamples", f.key)
+			continue
+		}
+		data := `{"mcpServers": {"s": {"` + f.key + `": ` + sample.value + `}}}`
+		got, ok := PreviewEntries("/p/.mcp.json", []byte(data), PreviewOptions{})
+		if !ok || len(got) != 1 {
+			t.Fatalf("%s: no preview", data)
+		}
+		shown := false
+		for _, l := range got[0].Lines {
+			shown = shown || slices.Contains(l.Fields, f.key) && strings.Contains(l.Text, sample.shows)
+		}
+		if !shown {
+			t.Errorf("%s: the preview has no line of %s showing %s:\n%+v", data, f.key, sample.shows, got[0].Lines)
 		}
 	}
 }

@@ -21,10 +21,12 @@ import (
 // and an entry refers to one as ${input:token}. VS Code prompts for the
 // value; mcpvisor runs unattended, so the value comes from the variable
 // InputEnvPrefix+ID (ID with every character other than A-Z, a-z, 0-9
-// and _ made "_"), else from the per-user store (LoadOptions.Inputs, which
-// `mcpvisor input set ID` writes). An entry with an input that has neither
-// is not invalid: it is shown in state needs-input, naming the input and
-// the command, and starts once the value is set. The values of password
+// and _ made "_"), else from the input store (LoadOptions.Inputs, which
+// `mcpvisor input set` writes), in the scope the file reads (see
+// input_store.go: a project file reads only what was stored for its
+// project, or for every file). An entry with an input that has neither is
+// not invalid: it is shown in state needs-input, naming the input and the
+// command, and starts once the value is set. The values of password
 // inputs are secrets.
 
 // InputEnvPrefix starts the environment variable that gives an input its
@@ -42,9 +44,9 @@ func InputEnvName(id string) string {
 	return InputEnvPrefix + string(b)
 }
 
-// InputHint is the advice for an input without a value.
-func InputHint(id string) string {
-	return fmt.Sprintf("run `mcpvisor input set %s` (or set %s)", id, InputEnvName(id))
+// InputHint is the advice for an input without a value in scope.
+func InputHint(scope InputScope, id string) string {
+	return fmt.Sprintf("run `mcpvisor input set %s%s` (or set %s)", scope.SetFlag(), ShellQuote(id), InputEnvName(id))
 }
 
 // inputDecl is one declared input.
@@ -186,8 +188,8 @@ func (e *entryParser) input(id string) (string, *expandError) {
 	if look := e.p.opts.LookupEnv; look != nil {
 		v, ok = look(InputEnvName(id))
 	}
-	if !ok && e.p.opts.Inputs != nil {
-		v, ok = e.p.opts.Inputs(id)
+	if !ok {
+		v, ok = e.p.opts.Inputs.Lookup(e.p.inputScope(), id)
 	}
 	if !ok {
 		if !slices.Contains(e.needs, id) {
@@ -212,11 +214,26 @@ func quoteAll(list []string) []string {
 	return out
 }
 
-// needsInputReason is the reason of an entry waiting for inputs.
-func needsInputReason(ids []string) string {
+// inputScope is the scope of the stored inputs the file reads.
+func (p *fileParser) inputScope() InputScope {
+	return InputScopeOf(p.path, p.opts.Trust)
+}
+
+// needsInputReason is the reason of an entry waiting for inputs. A value
+// the user stored for another scope is not used, and the reason says so:
+// an upgrade from a store without scopes, or a value stored for the
+// user's files, must not look like a lost value.
+func (p *fileParser) needsInputReason(ids []string) string {
+	scope := p.inputScope()
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("input %q has no value: %s", id, InputHint(id))
+		parts[i] = fmt.Sprintf("input %q has no value: %s", id, InputHint(scope, id))
+		if scope.Project != "" {
+			parts[i] = fmt.Sprintf("input %q has no value stored for %s: %s", id, scope, InputHint(scope, id))
+		}
+		if _, elsewhere := p.opts.Inputs.User[id]; elsewhere && scope.Project != "" {
+			parts[i] += "; the value stored for your own config files is not given to project files"
+		}
 	}
 	return strings.Join(parts, "; ")
 }

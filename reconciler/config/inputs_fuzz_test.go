@@ -57,7 +57,7 @@ func FuzzVSCodeInputs(f *testing.F) {
 		}
 		src := `{"inputs": [{"type": "` + typ + `", "id": ` + idJSON + `, ` + extra + `}],
 		  "servers": {"s": {"command": "x", "args": [` + argJSON + `], "env": {"K": ` + argJSON + `}}}}`
-		opts := config.LoadOptions{Home: "/home/fuzz", Inputs: func(got string) (string, bool) { return value, got == id }}
+		opts := config.LoadOptions{Home: "/home/fuzz", Inputs: config.InputStore{User: map[string]string{id: value}}}
 		p := config.ParseFile("/fuzz/.vscode/mcp.json", []byte(src), opts)
 		checkParsed(t, []byte(src), p)
 		for _, inv := range p.Invalid {

@@ -59,10 +59,7 @@ func TestParseFile_VSCodeInputs(t *testing.T) {
 	// Values: the environment first, then the store.
 	env := map[string]string{"MCPVISOR_INPUT_token": "s3cr3t-token-value"}
 	opts.LookupEnv = envOf(env)
-	opts.Inputs = func(id string) (string, bool) {
-		v, ok := map[string]string{"region": "us", "token": "from-the-store", "user-name": "ada"}[id]
-		return v, ok
-	}
+	opts.Inputs = config.InputStore{User: map[string]string{"region": "us", "token": "from-the-store", "user-name": "ada"}}
 	got = config.ParseFile(path, []byte(vscodeFile), opts)
 	if len(got.Invalid) != 0 {
 		t.Fatalf("invalid: %s", formatDiags(got.Diagnostics))
@@ -93,9 +90,7 @@ func TestParseFile_VSCodeInputs(t *testing.T) {
 func TestParseFile_InputOptionsAndWorkspace(t *testing.T) {
 	t.Parallel()
 	opts := testOpts()
-	opts.Inputs = func(id string) (string, bool) {
-		return map[string]string{"region": "mars", "token": "t", "user-name": "u"}[id], true
-	}
+	opts.Inputs = config.InputStore{User: map[string]string{"region": "mars", "token": "t", "user-name": "u"}}
 	got := config.ParseFile("/p/mcp.json", []byte(vscodeFile), opts)
 	if len(got.Invalid) != 1 || !strings.Contains(got.Invalid[0].Reason, `the value of input "region" is not one of its options: set it to one of "eu", "us"`) {
 		t.Fatalf("invalid = %+v", got.Invalid)

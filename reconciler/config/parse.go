@@ -63,6 +63,10 @@ type fileParser struct {
 	project []declaration
 	lines   lineIndex
 	out     ParsedFile
+	// namesOnly stops parse at the declared names, which it keeps in
+	// names (see DeclaredNames): no entry is parsed.
+	namesOnly bool
+	names     []string
 }
 
 // declaration is one server entry as written: its name and its value.
@@ -144,7 +148,14 @@ func (p *fileParser) parse(data []byte) bool {
 		p.diag(root.StartOffset, messages.SeverityWarning,
 			`no "mcpServers" or "servers" object at the top level: this file declares no servers`)
 	}
-	p.entries(p.withProjectServers(decls))
+	decls = p.withProjectServers(decls)
+	if p.namesOnly {
+		for _, d := range decls {
+			p.names = append(p.names, d.name.value)
+		}
+		return true
+	}
+	p.entries(decls)
 	return true
 }
 

@@ -4,20 +4,18 @@ import (
 	"os"
 
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
-// inputsFor is the lookup a config read gives config.Load: the values
-// of the store at path, read now (on the read goroutine). An unusable
-// store answers nothing, and its error is logged by the caller.
-func inputsFor(path string) (func(string) (string, bool), error) {
+// inputsFor is what a config read gives config.Load: the values of the
+// store at path, read now (on the read goroutine); Load gives each file
+// only its scope's. An unusable store answers nothing, and its error is
+// logged by the caller.
+func inputsFor(path string) (config.InputStore, error) {
 	if path == "" {
-		return nil, nil
+		return config.InputStore{}, nil
 	}
-	vals, err := ondisk.ReadInputs(path)
-	if err != nil {
-		return nil, err
-	}
-	return func(id string) (string, bool) { v, ok := vals[id]; return v, ok }, nil
+	return ondisk.ReadInputs(path)
 }
 
 // fileExists answers config.LoadOptions.FileExists; it runs on the

@@ -51,8 +51,8 @@ func checkCommand(args []string, io IO) int {
 	}
 	opts := config.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
 		Workspace: *workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: wd}
-	if vals, err := ondisk.ReadInputs(inputStorePath(lookup)); err == nil {
-		opts.Inputs = func(id string) (string, bool) { v, ok := vals[id]; return v, ok }
+	if store, err := ondisk.ReadInputs(inputStorePath(lookup)); err == nil {
+		opts.Inputs = store
 	} else {
 		fmt.Fprintf(io.Stderr, "mcpvisor check: %v; entries with inputs are judged without stored values\n", err)
 	}

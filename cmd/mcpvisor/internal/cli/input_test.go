@@ -69,3 +69,42 @@ func TestCheck_DiscoverJudgesProjectFilesUntrusted(t *testing.T) {
 	mcpvisor(ctx, env, "", "trust", "--yes", "--workdir", proj).want(t, cli.ExitOK, "approved", "")
 	mcpvisor(ctx, env, "", "check", "--discover", "--workdir", proj).want(t, cli.ExitOK, "2 servers, no errors", "")
 }
+
+// T1: a header `Bearer ${input:github-pat}` in project B's approved file
+// sent the value stored for project A (the store was keyed by id). A
+// project file reads only the values stored for its project (input set
+// --project DIR) or for every file (--all-projects): not project A's, not
+// the user's own.
+func TestInput_ProjectFileReadsOnlyItsProjectsValues(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	env := map[string]string{"HOME": t.TempDir(), "XDG_CONFIG_HOME": t.TempDir()}
+	const file = `{"inputs": [{"type": "promptString", "id": "github-pat", "password": true}],
+	  "servers": {"gh": {"url": "https://h.example/mcp", "headers": {"Authorization": "Bearer ${input:github-pat}"}}}}`
+	projA, projB := t.TempDir(), t.TempDir()
+	for _, dir := range []string{projA, projB} {
+		if err := os.MkdirAll(filepath.Join(dir, ".vscode"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, ".vscode"), "mcp.json", file)
+		mcpvisor(ctx, env, "", "trust", "--yes", "--workdir", dir).want(t, cli.ExitOK, "approved", "")
+	}
+	checkB := func() result { return mcpvisor(ctx, env, "", "check", "--json", "--discover", "--workdir", projB) }
+
+	mcpvisor(ctx, env, "pat-for-a-1\n", "input", "set", "--project", projA, "github-pat").want(t, cli.ExitOK, "for project "+projA, "")
+	mcpvisor(ctx, env, "pat-for-me-2\n", "input", "set", "github-pat").want(t, cli.ExitOK, "for your own config files", "")
+	mcpvisor(ctx, env, "", "check", "--json", "--discover", "--workdir", projA).want(t, cli.ExitOK, `"state": "starting"`, "")
+	checkB().want(t, cli.ExitOK, `"state": "needs-input"`, "")
+	checkB().want(t, cli.ExitOK, "mcpvisor input set --project "+projB+" github-pat", "")
+
+	mcpvisor(ctx, env, "pat-for-b-3\n", "input", "--project", projB, "set", "github-pat").want(t, cli.ExitOK, "for project "+projB, "")
+	checkB().want(t, cli.ExitOK, `"state": "starting"`, "")
+	mcpvisor(ctx, env, "", "input", "unset", "--project", projB, "github-pat").want(t, cli.ExitOK, "removed", "")
+	checkB().want(t, cli.ExitOK, `"state": "needs-input"`, "")
+	mcpvisor(ctx, env, "pat-for-all-4\n", "input", "set", "--all-projects", "github-pat").want(t, cli.ExitOK, "for every config file", "")
+	checkB().want(t, cli.ExitOK, `"state": "starting"`, "")
+
+	res := mcpvisor(ctx, env, "", "input", "list")
+	res.want(t, cli.ExitOK, "github-pat\ngithub-pat --all-projects\ngithub-pat --project "+projA+"\n", "")
+	mcpvisor(ctx, env, "", "input", "set", "--project", projA, "--all-projects", "x").want(t, cli.ExitUsage, "", "give one")
+}

@@ -32,7 +32,7 @@ Usage:
   mcpvisor prompts|prompt|resources|read     the servers' prompts and resources, through the same API
   mcpvisor check [--json] FILE...   validate config files; exit 1 on errors
   mcpvisor trust [--yes] [PATH...]  review and approve a project's config files (--list, --revoke PATH)
-  mcpvisor input set|unset|list [ID]   store the value of a VS Code input (${input:ID}); set reads it from stdin
+  mcpvisor input set|unset|list [--project DIR] [ID]   store the value of a VS Code input (${input:ID}) for your files or one project; set reads it from stdin
   mcpvisor auth login|status|logout   OAuth for remote servers: log in once, see and forget tokens
   mcpvisor example-server [flags]   a scriptable stdio MCP server (demo, tests)
   mcpvisor version

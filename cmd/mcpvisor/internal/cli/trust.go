@@ -53,12 +53,13 @@ func trustCommand(args []string, io IO) int {
 			return ExitFailed
 		}
 	}
-	return approveFiles(store, paths, *yes, io)
+	others := ondisk.ReadConfigFiles(userConfigPaths(wd, lookup, paths))
+	return approveFiles(store, paths, config.PreviewOptions{Others: others, ProjectDir: wd}, *yes, io)
 }
 
 // approveFiles shows each file's servers and records the approval of what
 // was shown, once confirmed.
-func approveFiles(store string, paths []string, yes bool, io IO) int {
+func approveFiles(store string, paths []string, preview config.PreviewOptions, yes bool, io IO) int {
 	approvals, err := ondisk.ReadApprovals(store)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
@@ -89,7 +90,7 @@ func approveFiles(store string, paths []string, yes bool, io IO) int {
 			fmt.Fprintf(io.Stdout, "%s: already approved as it is\n", d.Path)
 			continue
 		}
-		previews, _ := config.PreviewEntries(d.Path, files[i].Data)
+		previews, _ := config.PreviewEntries(d.Path, files[i].Data, preview)
 		printTrustPreview(io.Stdout, d, approvals.Files[d.Path], previews)
 		if ok, why := confirmApproval(io, answers, d.Path, yes); !ok {
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s not approved: %s\n", d.Path, why)

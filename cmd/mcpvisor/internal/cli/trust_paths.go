@@ -48,6 +48,35 @@ func projectPaths(defaults []string, workdir, home string) []string {
 	return out
 }
 
+// userConfigPaths are the user's own config files that run, serve or
+// --discover may read along with a project file (the user defaults, the
+// files $MCPVISOR_CONFIG names, the user files of --discover), other than
+// the files being approved: an approved project entry replaces a server
+// of the same name in them, which the trust preview says.
+func userConfigPaths(workdir string, lookup func(string) (string, bool), approving []string) []string {
+	home := homeDir(lookup)
+	xdg := ""
+	if x, ok := lookup("XDG_CONFIG_HOME"); ok && filepath.IsAbs(x) {
+		xdg = x
+	}
+	paths := config.ResolvePaths(userDefaults, workdir, home)
+	if named, ok := defaultConfigPaths(lookup); ok {
+		paths = append(paths, config.ResolvePaths(named, workdir, home)...)
+	}
+	for _, c := range config.DiscoveryCandidates(workdir, home, xdg) {
+		if c.Scope == config.ScopeUser {
+			paths = append(paths, c.Path)
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		if !slices.Contains(approving, p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // homeDir is $HOME, else the user's home directory as the OS knows it.
 func homeDir(lookup func(string) (string, bool)) string {
 	if lookup != nil {

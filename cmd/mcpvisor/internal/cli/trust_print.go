@@ -11,11 +11,13 @@ import (
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
-// printTrustPreview shows what a file would run, entry by entry, as
-// written: commands, arguments, working directories and URLs quoted
-// exactly (a hostile file cannot hide text behind terminal escapes), the
-// variables each entry reads by name, and only the names of env variables
-// and headers, whose values stay hidden.
+// printTrustPreview shows what a file would do, entry by entry, as
+// written (config.EntryPreview): every field, known or not, with strings
+// quoted exactly (a hostile file cannot hide text behind terminal
+// escapes); the commands that run, a headersHelper's included; the
+// variables and inputs each entry reads, by name, and where they come
+// from; where an OAuth client secret goes; and the user's servers an
+// entry would replace.
 func printTrustPreview(w io.Writer, d config.FileTrust, before config.FileApproval, previews []config.EntryPreview) {
 	state := "not approved"
 	if d.Recorded {
@@ -30,6 +32,7 @@ func printTrustPreview(w io.Writer, d config.FileTrust, before config.FileApprov
 	if len(previews) == 0 {
 		fmt.Fprintln(w, "  (no servers)")
 	}
+	scope := config.ProjectInputScope(config.InputProjectDir(d.Path))
 	for _, p := range previews {
 		e := trust[p.Name]
 		status := "approved, unchanged"
@@ -41,54 +44,35 @@ func printTrustPreview(w io.Writer, d config.FileTrust, before config.FileApprov
 			typ = "unknown type"
 		}
 		fmt.Fprintf(w, "\n  %s  %s  (%s)\n", quoteIfNeeded(p.Name), quoteIfNeeded(typ), status)
-		var rows [][]string
-		add := func(k, v string) { rows = append(rows, []string{k, v}) }
-		if p.Command != "" {
-			add("command", strconv.Quote(p.Command))
-		}
-		if len(p.Args) > 0 {
-			add("args", quoteAll(p.Args))
-		}
-		if p.Cwd != "" {
-			add("cwd", strconv.Quote(p.Cwd))
-		}
-		if p.URL != "" {
-			add("url", strconv.Quote(p.URL))
-		}
-		if len(p.EnvNames) > 0 {
-			add("env", namesOnly(p.EnvNames))
-		}
-		if len(p.HeaderNames) > 0 {
-			add("headers", namesOnly(p.HeaderNames))
-		}
-		if len(p.Variables) > 0 {
-			add("reads", strings.Join(p.Variables, ", ")+" (from your environment; values hidden)")
-		}
-		if p.Disabled {
-			add("disabled", "true")
-		}
-		if p.Odd {
-			add("note", "some fields are not what mcpvisor expects: see mcpvisor check "+quoteArg(d.Path))
-		}
-		writeTable(w, "      ", rows)
+		writeTable(w, "      ", previewRows(p, scope, d.Path))
 	}
 	fmt.Fprintln(w)
 }
 
-func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
+// previewRows are the rows of one entry's preview.
+func previewRows(p config.EntryPreview, scope config.InputScope, path string) [][]string {
+	var rows [][]string
+	add := func(k, v string) { rows = append(rows, []string{k, v}) }
+	for _, l := range p.Lines {
+		add(l.Label, l.Text)
 	}
-	return strings.Join(q, " ")
-}
-
-func namesOnly(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = quoteIfNeeded(n)
+	if len(p.Variables) > 0 {
+		add("reads", strings.Join(p.Variables, ", ")+" (from your environment; values hidden)")
 	}
-	return strings.Join(q, ", ") + " (values hidden)"
+	for _, id := range p.Inputs {
+		add("reads input", fmt.Sprintf("%s (from %s, else the values stored for %s: mcpvisor input set %s%s)",
+			quoteIfNeeded(id), config.InputEnvName(id), scope, scope.SetFlag(), quoteArg(id)))
+	}
+	for _, r := range p.Replaces {
+		add("warning", fmt.Sprintf("replaces your server %s from %s", quoteIfNeeded(r.Name), quoteArg(r.Path)))
+	}
+	if p.Odd {
+		add("note", "some fields are not what mcpvisor expects: see mcpvisor check "+quoteArg(path))
+	}
+	if len(rows) == 0 {
+		add("(nothing)", "the entry sets no field")
+	}
+	return rows
 }
 
 // quoteIfNeeded leaves plain names as they are and quotes anything else.
