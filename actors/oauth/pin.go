@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpvisor/mcpvisor/messages"
 )
 
 // The authorization server a configured client secret or private key may
@@ -31,16 +33,20 @@ type authServerPin struct {
 
 // pin is the authorization server the handler's secrets may go to: the
 // config's, else the one recorded with the token. Called with mu held.
-func (h *Handler) pin() authServerPin {
-	if s := h.cfg.Spec; s != nil && (s.Issuer != "" || s.TokenURL != "") {
-		return authServerPin{issuer: s.Issuer, tokenURL: s.TokenURL, source: "the config's oauth.issuer or oauth.tokenUrl",
+func (h *Handler) pin() authServerPin { return pinOf(h.cfg.Server, h.cfg.Spec, h.rec) }
+
+// pinOf is the pin of server with its oauth spec and stored record (each
+// may be nil).
+func pinOf(server string, spec *messages.OAuthSpec, rec *Record) authServerPin {
+	if spec != nil && (spec.Issuer != "" || spec.TokenURL != "") {
+		return authServerPin{issuer: spec.Issuer, tokenURL: spec.TokenURL, source: "the config's oauth.issuer or oauth.tokenUrl",
 			fix: "if the server really moved, change oauth.issuer or oauth.tokenUrl in the config"}
 	}
-	if h.rec != nil && (h.rec.Issuer != "" || h.rec.TokenURL != "") {
-		p := authServerPin{issuer: h.rec.Issuer, source: "the token store (the first one this server named)",
-			fix: fmt.Sprintf("if the server really moved, run `mcpvisor auth logout %s` or name it with oauth.issuer in the config", h.cfg.Server)}
+	if rec != nil && (rec.Issuer != "" || rec.TokenURL != "") {
+		p := authServerPin{issuer: rec.Issuer, source: "the token store (the first one this server named)",
+			fix: fmt.Sprintf("if the server really moved, run `mcpvisor auth logout %s` or name it with oauth.issuer in the config", server)}
 		if p.issuer == "" {
-			p.tokenURL = h.rec.TokenURL
+			p.tokenURL = rec.TokenURL
 		}
 		return p
 	}
