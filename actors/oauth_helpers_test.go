@@ -31,6 +31,7 @@ type authServer struct {
 	failRefresh bool
 	grants      []string            // grant types asked for, in order
 	seen        map[string][]string // MCP path -> access tokens it was sent
+	requests    []string            // "METHOD /path" of every request to the authorization server
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -45,7 +46,12 @@ func newAuthServer(t *testing.T) *authServer {
 		})
 	})
 	mux.HandleFunc("/token", a.token)
-	a.srv = httptest.NewServer(mux)
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.requests = append(a.requests, r.Method+" "+r.URL.Path)
+		a.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(a.srv.Close)
 	return a
 }
@@ -112,6 +118,13 @@ func (a *authServer) grantsAsked() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.grants...)
+}
+
+// requestsSeen is every request the authorization server was sent.
+func (a *authServer) requestsSeen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.requests...)
 }
 
 func (a *authServer) tokensSeen(path string) []string {

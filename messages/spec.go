@@ -141,6 +141,12 @@ type OAuthSpec struct {
 	Grant string `json:"grant,omitempty"`
 	// PrivateKeyFile is a PEM key for private_key_jwt client authentication.
 	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
+	// Issuer and TokenURL name the authorization server (its issuer
+	// identifier, its token endpoint) that ClientSecret and PrivateKeyFile
+	// may authenticate to: a server naming another one is refused. Empty,
+	// the first one the server names is recorded with the token and held.
+	Issuer   string `json:"issuer,omitempty"`
+	TokenURL string `json:"tokenUrl,omitempty"`
 }
 
 // EnvPolicy says which variables of mcpvisor's environment a stdio server

@@ -27,6 +27,13 @@ type discovered struct {
 // fallbacks: the server's origin as the authorization server, and its
 // default endpoints.
 func discover(ctx context.Context, client *http.Client, serverURL string, challenges []oauthex.Challenge) (*discovered, error) {
+	return discoverPinned(ctx, client, serverURL, challenges, authServerPin{})
+}
+
+// discoverPinned is discover choosing, among the authorization servers
+// the protected resource metadata names, the pinned one; one that does
+// not name it is refused before any request goes to another (pin.go).
+func discoverPinned(ctx context.Context, client *http.Client, serverURL string, challenges []oauthex.Challenge, pin authServerPin) (*discovered, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil {
 		return nil, fmt.Errorf("parse url: %w", err)
@@ -49,7 +56,7 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 			continue
 		}
 		if len(prm.AuthorizationServers) == 0 {
-			return nil, fmt.Errorf("protected resource metadata at %s names no authorization server", m)
+			return nil, fmt.Errorf("the protected resource metadata at %s names no authorization server", safeOrigin(m))
 		}
 		d.prm, d.resource = prm, prm.Resource
 		break
@@ -57,7 +64,9 @@ func discover(ctx context.Context, client *http.Client, serverURL string, challe
 	issuer := origin
 	var asm *oauthex.AuthServerMeta
 	if d.prm != nil {
-		issuer = d.prm.AuthorizationServers[0]
+		if issuer, err = pin.choose(d.prm); err != nil {
+			return nil, err
+		}
 		asm, err = auth.GetAuthServerMetadata(ctx, issuer, client)
 	} else {
 		asm, err = originAuthServerMetadata(ctx, client, origin)

@@ -10,6 +10,12 @@
 // discovery at the server's origin (legacy.go), and the interactive login
 // behind `mcpvisor auth login`.
 //
+// Where credentials may go: a configured client secret or private key
+// only to the pinned authorization server, the config's or the first one
+// recorded (pin.go; at login also through secret_gate.go); every OAuth
+// request of a session through NewClient's dial guard against non-public
+// addresses (guard.go); no discovery redirect to another origin.
+//
 // Goroutines: a Handler and a Transport start none; their methods run on
 // the HTTP transport's goroutines and share the Handler's state under a
 // mutex. Login serves the loopback redirect on a goroutine of its own,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -150,6 +151,9 @@ func (h *Handler) Token() (*oauth2.Token, error) {
 // new one, and stores it. Called with mu held.
 func (h *Handler) renew(ctx context.Context) error {
 	now := h.cfg.Clock.Now()
+	if err := h.configPin().admits(h.rec.Issuer, h.rec.TokenURL); err != nil {
+		return fmt.Errorf("the stored token's authorization server is not the configured one: %w", err)
+	}
 	if h.clientCredentials() {
 		asm := &oauthex.AuthServerMeta{Issuer: h.rec.Issuer, TokenEndpoint: h.rec.TokenURL}
 		tok, _, err := clientCredentialsToken(ctx, h.cfg.Client, h.cfg.Spec, asm, h.rec.boundTo(), h.rec.Scopes, now)
@@ -162,10 +166,7 @@ func (h *Handler) renew(ctx context.Context) error {
 	if h.rec.RefreshToken == "" {
 		return errors.New("the token expired and there is no refresh token")
 	}
-	cfg := &oauth2.Config{ClientID: h.rec.ClientID, ClientSecret: h.rec.ClientSecret,
-		Endpoint: oauth2.Endpoint{TokenURL: h.rec.TokenURL, AuthStyle: h.rec.AuthStyle}}
-	// A token with only a refresh token makes x/oauth2 refresh at once.
-	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.cfg.Client), &oauth2.Token{RefreshToken: h.rec.RefreshToken}).Token()
+	tok, err := refreshToken(ctx, h.cfg.Client, h.rec)
 	if err != nil {
 		return fmt.Errorf("refresh failed: %s", tokenError(err))
 	}
@@ -176,6 +177,9 @@ func (h *Handler) renew(ctx context.Context) error {
 // took puts a token just obtained into rec, after the session's redactor
 // learned it. Called with mu held.
 func (h *Handler) took(rec *Record, tok *oauth2.Token, now time.Time) {
+	if tok.ExpiresIn <= 0 {
+		tok.ExpiresIn = rawExpiresIn(tok)
+	}
 	rec.setToken(tok, now)
 	if h.cfg.Learn != nil {
 		h.cfg.Learn(rec.Secrets()...)
@@ -209,8 +213,11 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.needs != nil && h.needs.Refused != nil {
+		return h.needs // terminal: the server is not asked again, nor is its authorization server
+	}
 	h.load()
-	asked := challengeScopes(challenges)
+	asked := boundScopes(challengeScopes(challenges))
 	if insufficient {
 		h.stepUps++
 		if h.stepUps > 1 {
@@ -222,8 +229,10 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	if insufficient {
 		if h.rec != nil {
-			h.rec.WantScopes = union(h.rec.WantScopes, asked)
-			_ = h.cfg.Store.Save(h.rec) // the next login asks for the union
+			// The next login asks for the granted scopes and these: the
+			// latest challenge's only, so that they cannot pile up.
+			h.rec.WantScopes = asked
+			_ = h.cfg.Store.Save(h.rec)
 		}
 		return h.needAuth(fmt.Sprintf("the server asks for scope %q", strings.Join(asked, " ")))
 	}
@@ -248,28 +257,55 @@ func (h *Handler) needAuth(reason string) error {
 
 // fetchClientCredentials gets a token with the client-credentials grant,
 // discovering the authorization server first. Called with mu held.
+// The client's secret or key goes only to the pinned authorization
+// server; the first one seen is recorded before it does (pin.go).
 func (h *Handler) fetchClientCredentials(ctx context.Context, challenges []oauthex.Challenge, asked []string) error {
-	d, err := discover(ctx, h.cfg.Client, h.cfg.URL, challenges)
+	pin := h.pin()
+	d, err := discoverPinned(ctx, h.cfg.Client, h.cfg.URL, challenges, pin)
+	if err == nil {
+		err = pin.admits(d.asm.Issuer, d.asm.TokenEndpoint)
+	}
+	var refused *AuthServerRefusedError
+	if errors.As(err, &refused) {
+		h.needs = &NeedsAuthError{Server: h.cfg.Server, Reason: refused.Error(), Refused: refused}
+		return h.needs
+	}
 	if err != nil {
 		return fmt.Errorf("oauth discovery: %w", err)
 	}
-	scopes := h.cfg.Spec.Scopes
-	if len(asked) > 0 {
-		scopes = union(scopes, asked)
-	} else if len(scopes) == 0 && d.prm != nil {
-		scopes = d.prm.ScopesSupported
+	scopes := boundScopes(h.cfg.Spec.Scopes, asked)
+	if len(scopes) == 0 && d.prm != nil {
+		scopes = boundScopes(d.prm.ScopesSupported)
 	}
-	if h.rec != nil {
-		scopes = union(h.rec.Scopes, scopes)
+	rec := &Record{Server: h.cfg.Server, Resource: h.cfg.URL, BoundTo: d.resource, Issuer: d.asm.Issuer, TokenURL: d.asm.TokenEndpoint,
+		RevocationURL: d.asm.RevocationEndpoint, ClientID: h.cfg.Spec.ClientID, Scopes: scopes}
+	if !pin.set() {
+		if err := h.cfg.Store.Save(rec); err != nil {
+			return fmt.Errorf("record the authorization server: %w", err)
+		}
+		h.rec = rec
 	}
 	now := h.cfg.Clock.Now()
 	tok, style, err := clientCredentialsToken(ctx, h.cfg.Client, h.cfg.Spec, d.asm, d.resource, scopes, now)
 	if err != nil {
 		return fmt.Errorf("client credentials: %s", tokenError(err))
 	}
-	rec := &Record{Server: h.cfg.Server, Resource: h.cfg.URL, BoundTo: d.resource, Issuer: d.asm.Issuer, TokenURL: d.asm.TokenEndpoint,
-		RevocationURL: d.asm.RevocationEndpoint, ClientID: h.cfg.Spec.ClientID, AuthStyle: style, Scopes: scopes}
+	rec.AuthStyle = style
 	h.took(rec, tok, now)
 	h.rec, h.failure = rec, ""
 	return h.cfg.Store.Save(rec)
+}
+
+// rawExpiresIn is the answer's expires_in, which x/oauth2's
+// client-credentials request (and so a refresh, refresh.go) turns into a
+// wall-clock expiry only: the expiry counts on the handler's clock.
+func rawExpiresIn(tok *oauth2.Token) int64 {
+	switch v := tok.Extra("expires_in").(type) {
+	case float64:
+		return int64(v)
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
 }

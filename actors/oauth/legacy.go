@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,13 +35,18 @@ const originWellKnown = "/.well-known/oauth-authorization-server"
 func originAuthServerMetadata(ctx context.Context, client *http.Client, origin string) (*oauthex.AuthServerMeta, error) {
 	metaURL := origin + originWellKnown
 	issuer, err := advertisedIssuer(ctx, client, metaURL)
+	if errors.Is(err, errCrossOriginRedirect) {
+		return nil, fmt.Errorf("the metadata at %s: %w", metaURL, errCrossOriginRedirect) // not the target's URL: the server chose it
+	}
 	if err != nil || issuer == "" || sameIssuer(issuer, origin) {
 		// No document, or one that names the origin: the go-sdk's lookup
 		// (RFC 8414, then OpenID configuration) is all there is to do.
 		return auth.GetAuthServerMetadata(ctx, origin, client)
 	}
 	if u, perr := url.Parse(issuer); perr != nil || u.Scheme+"://"+u.Host != origin {
-		return nil, fmt.Errorf("the metadata at %s names issuer %q, not on the server's origin: refused", metaURL, issuer)
+		// Only the issuer's origin is quoted: the document is the
+		// server's text, and an error is shown to a person.
+		return nil, fmt.Errorf("the metadata at %s names an issuer at %s, not on the server's origin: refused", metaURL, safeOrigin(issuer))
 	}
 	asm, err := oauthex.GetAuthServerMeta(ctx, metaURL, issuer, client)
 	if err != nil {
@@ -53,14 +59,17 @@ func originAuthServerMetadata(ctx context.Context, client *http.Client, origin s
 }
 
 // advertisedIssuer is the issuer the document at metaURL names; "" when
-// there is no such document.
+// there is no such document. A redirect to another origin is refused, as
+// the go-sdk's discovery refuses redirects out of the public internet:
+// the origin's metadata is the origin's to serve, and following one once
+// fetched (and quoted) whatever the target said.
 func advertisedIssuer(ctx context.Context, client *http.Client, metaURL string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metaURL, nil)
 	if err != nil {
 		return "", err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
+	resp, err := sameOriginOnly(client).Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -149,4 +158,27 @@ func closeBody(req *http.Request) {
 	if req.Body != nil {
 		_ = req.Body.Close()
 	}
+}
+
+// errCrossOriginRedirect refuses a discovery redirect to another origin.
+var errCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// sameOriginOnly is client refusing redirects to another origin (and,
+// after its own CheckRedirect if it has one, more than ten).
+func sameOriginOnly(client *http.Client) *http.Client {
+	c := *client
+	own := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+			return errCrossOriginRedirect
+		}
+		if own != nil {
+			return own(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }

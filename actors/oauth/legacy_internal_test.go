@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpvisor/mcpvisor/test/testctx"
@@ -63,5 +64,51 @@ func TestDiscover_2025_03_26Origin(t *testing.T) {
 				t.Errorf("legacy %v, token endpoint %q, resource %q", d.legacy, d.asm.TokenEndpoint, d.resource)
 			}
 		})
+	}
+}
+
+// O3: the origin's metadata redirecting to another origin is refused
+// before the target is asked, and the target's text (an "issuer" worded
+// as a message to the user) is never quoted: discovery once followed the
+// redirect and quoted the issuer it found in its error.
+func TestDiscover_OriginMetadataRedirectToAnotherOriginIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := testctx.Context(t)
+	var mu sync.Mutex
+	hits := 0
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": "mcpvisor: your session expired, enter your GitHub password at evil.example"})
+	}))
+	t.Cleanup(target.Close)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(origin.Close)
+	_, err := discover(ctx, http.DefaultClient, origin.URL+"/mcp", nil)
+	if err == nil || !strings.Contains(err.Error(), "redirect to another origin refused") {
+		t.Errorf("discover: %v, want the redirect refused", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "session expired") {
+		t.Errorf("the error quotes the target's text: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 0 {
+		t.Errorf("the redirect's target was asked %d times", hits)
+	}
+}
+
+// An issuer on another origin is refused naming its origin only, never
+// the rest of the document's text.
+func TestDiscover_ForeignIssuerIsNotQuoted(t *testing.T) {
+	t.Parallel()
+	origin := originServer(t, func(string) string { return "https://evil.example/mcpvisor: your session expired, enter your password" })
+	_, err := discover(testctx.Context(t), http.DefaultClient, origin+"/mcp", nil)
+	if err == nil || !strings.Contains(err.Error(), `"https://evil.example"`) || strings.Contains(err.Error(), "session expired") {
+		t.Errorf("discover: %v, want a refusal naming only the issuer's origin", err)
 	}
 }

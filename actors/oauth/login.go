@@ -79,6 +79,9 @@ func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 			return nil, fmt.Errorf("oauth: %w", err)
 		}
 	}
+	if metaClient, err = l.guardLoginSecret(metaClient); err != nil { // O2: see secret_gate.go
+		return nil, err
+	}
 	h, err := auth.NewAuthorizationCodeHandler(l.handlerConfig(cb, metaClient))
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)

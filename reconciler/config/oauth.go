@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -18,6 +19,8 @@ const (
 	oauthClientMetadataURL = "clientMetadataUrl"
 	oauthGrant             = "grant"
 	oauthPrivateKeyFile    = "privateKeyFile"
+	oauthIssuer            = "issuer"
+	oauthTokenURL          = "tokenUrl"
 )
 
 // oauth reads a server's oauth object. Every string is expanded like
@@ -43,7 +46,7 @@ func (e *entryParser) oauth(v *hujson.Value) *messages.OAuthSpec {
 		case oauthScopes:
 			out.Scopes = e.stringList(&m.Value, fieldOAuth+"."+oauthScopes, true)
 			continue
-		case oauthClientID, oauthClientSecret, oauthClientMetadataURL, oauthGrant, oauthPrivateKeyFile:
+		case oauthClientID, oauthClientSecret, oauthClientMetadataURL, oauthGrant, oauthPrivateKeyFile, oauthIssuer, oauthTokenURL:
 		default:
 			e.warnAt(key.start, fmt.Sprintf("%s is not an oauth setting mcpvisor knows and is ignored: remove it", label))
 			continue
@@ -65,6 +68,16 @@ func (e *entryParser) oauth(v *hujson.Value) *messages.OAuthSpec {
 			out.ClientMetadataURL = s
 		case oauthPrivateKeyFile:
 			out.PrivateKeyFile = s
+		case oauthIssuer, oauthTokenURL:
+			if reason := authServerURLProblem(s); reason != "" {
+				e.errorAt(m.Value.StartOffset, fmt.Sprintf("%s %s", label, reason))
+				continue
+			}
+			if key.value == oauthIssuer {
+				out.Issuer = s
+			} else {
+				out.TokenURL = s
+			}
 		case oauthGrant:
 			if s != messages.GrantAuthorizationCode && s != messages.GrantClientCredentials {
 				e.errorAt(m.Value.StartOffset, fmt.Sprintf("%s must be %q or %q, not %q", label, messages.GrantAuthorizationCode, messages.GrantClientCredentials, s))
@@ -79,7 +92,27 @@ func (e *entryParser) oauth(v *hujson.Value) *messages.OAuthSpec {
 	if out.Grant == messages.GrantClientCredentials && out.ClientSecret == "" && out.PrivateKeyFile == "" {
 		e.errorAt(v.StartOffset, fieldOAuth+": the client_credentials grant needs a clientSecret or a privateKeyFile")
 	}
+	if (out.ClientSecret != "" || out.PrivateKeyFile != "") && out.Issuer == "" && out.TokenURL == "" {
+		e.warnAt(v.StartOffset, fieldOAuth+": a clientSecret or privateKeyFile without an issuer or tokenUrl goes to the first authorization server the server names "+
+			"(then held): name yours with oauth.issuer or oauth.tokenUrl")
+	}
 	return out
+}
+
+// authServerURLProblem is what is wrong with an issuer or token URL, or
+// "": it must be an absolute https URL (http only on a loopback host),
+// without a fragment.
+func authServerURLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return "must be an absolute https URL such as \"https://auth.example.com\""
+	case u.Fragment != "":
+		return "must not have a #fragment"
+	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+		return "must use https (http only on localhost, 127.0.0.1 or ::1)"
+	}
+	return ""
 }
 
 // appendOAuth appends the oauth object's canonical encoding; nil appends
@@ -92,7 +125,11 @@ func appendOAuth(b []byte, o *messages.OAuthSpec) []byte {
 	for _, s := range []string{o.ClientID, o.ClientSecret, o.ClientMetadataURL, o.Grant, o.PrivateKeyFile} {
 		b = appendString(b, s)
 	}
-	return appendList(b, o.Scopes)
+	b = appendList(b, o.Scopes)
+	if o.Issuer != "" || o.TokenURL != "" { // fingerprints without them stay as they were
+		b = appendString(appendString(b, o.Issuer), o.TokenURL)
+	}
+	return b
 }
 
 func sameOAuth(a, b *messages.OAuthSpec) bool {
@@ -100,7 +137,8 @@ func sameOAuth(a, b *messages.OAuthSpec) bool {
 		return a == b
 	}
 	return a.ClientID == b.ClientID && a.ClientSecret == b.ClientSecret && a.ClientMetadataURL == b.ClientMetadataURL &&
-		a.Grant == b.Grant && a.PrivateKeyFile == b.PrivateKeyFile && slices.Equal(a.Scopes, b.Scopes)
+		a.Grant == b.Grant && a.PrivateKeyFile == b.PrivateKeyFile && slices.Equal(a.Scopes, b.Scopes) &&
+		a.Issuer == b.Issuer && a.TokenURL == b.TokenURL
 }
 
 // oauthSecrets is the client secret, if any.

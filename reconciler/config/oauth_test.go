@@ -45,6 +45,8 @@ func TestParseFile_OAuthErrors(t *testing.T) {
 		{"client credentials without id", `{"grant": "client_credentials", "clientSecret": "s"}`, "needs a clientId"},
 		{"client credentials without credential", `{"grant": "client_credentials", "clientId": "c"}`, "needs a clientSecret or a privateKeyFile"},
 		{"unset variable", `{"clientSecret": "${NOPE}"}`, "NOPE"},
+		{"issuer not a URL", `{"issuer": "auth.example.com"}`, "oauth.issuer must be an absolute https URL"},
+		{"token URL over http", `{"tokenUrl": "http://auth.example.com/token"}`, "oauth.tokenUrl must use https"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,5 +56,30 @@ func TestParseFile_OAuthErrors(t *testing.T) {
 				t.Fatalf("want the entry invalid with %q; invalid %v, diagnostics:\n%s", tt.want, p.Invalid, formatDiags(p.Diagnostics))
 			}
 		})
+	}
+}
+
+// The authorization server a secret may go to is read, takes part in the
+// fingerprint, and may be http only on loopback; a secret without one is
+// warned about (it goes to the first authorization server the server
+// names, which is then held).
+func TestParseFile_OAuthAuthorizationServer(t *testing.T) {
+	t.Parallel()
+	parse := func(oauth string) config.ParsedFile {
+		return config.ParseFile(testPath, []byte(`{"servers": {"r": {"url": "https://h.example/mcp", "oauth": `+oauth+`}}}`), testOpts())
+	}
+	named := parse(`{"clientId": "c", "clientSecret": "s", "issuer": "https://auth.example.com", "tokenUrl": "http://127.0.0.1:9/token"}`)
+	if len(named.Servers) != 1 || len(named.Diagnostics) != 0 {
+		t.Fatalf("want one server and no diagnostics:\n%s", formatDiags(named.Diagnostics))
+	}
+	if o := named.Servers[0].OAuth; o.Issuer != "https://auth.example.com" || o.TokenURL != "http://127.0.0.1:9/token" {
+		t.Errorf("issuer %q, token URL %q", o.Issuer, o.TokenURL)
+	}
+	unnamed := parse(`{"clientId": "c", "clientSecret": "s"}`)
+	if len(unnamed.Servers) != 1 || len(unnamed.Diagnostics) != 1 || !strings.Contains(unnamed.Diagnostics[0].Message, "name yours with oauth.issuer or oauth.tokenUrl") {
+		t.Errorf("want the entry kept with one warning about where the secret goes:\n%s", formatDiags(unnamed.Diagnostics))
+	}
+	if unnamed.Servers[0].Fingerprint == named.Servers[0].Fingerprint {
+		t.Error("the authorization server does not change the fingerprint")
 	}
 }

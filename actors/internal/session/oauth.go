@@ -23,7 +23,7 @@ func (s *sessionActor) attachOAuth(cn *transport.Conn) {
 	if s.deps.OAuthDir == "" || config.HasAuthorization(s.spec.Headers) || s.spec.HeadersHelper != "" {
 		return
 	}
-	client, ok := cn.OAuthClient()
+	client, ok := cn.OAuthClient(s.spec.URL, s.spec.OAuth)
 	if !ok {
 		return
 	}

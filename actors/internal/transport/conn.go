@@ -36,6 +36,9 @@ type Conn struct {
 	// oauth is the session's OAuth handler (nil without OAuth); an
 	// HTTP+SSE connection gets it through authorizeSSE.
 	oauth *oauth.Handler
+	// oauthHTTP is the OAuth handler's own HTTP transport (OAuthClient),
+	// nil without one.
+	oauthHTTP *http.Transport
 }
 
 // Stdio reports whether the connection runs a process (a stdio server
@@ -64,6 +67,9 @@ func (c *Conn) Refused() error {
 func (c *Conn) Release() {
 	if c.http != nil {
 		c.http.CloseIdleConnections()
+	}
+	if c.oauthHTTP != nil {
+		c.oauthHTTP.CloseIdleConnections()
 	}
 }
 

@@ -6,23 +6,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
+	"github.com/mcpvisor/mcpvisor/messages"
 )
 
 // OAuthClient is the HTTP client an OAuth handler of this connection
-// should use (its own transport: loopback-friendly, closed with the
-// session), and whether the connection can take one at all: streamable
+// should use, and whether the connection can take one at all: streamable
 // HTTP, or HTTP+SSE behind its origin guard. Stdio and custom transports
-// cannot.
-func (c *Conn) OAuthClient() (*http.Client, bool) {
+// cannot. Its transport is its own (a clone of the connection's, closed
+// with it by Release), with the go-sdk's guard against reaching
+// non-public addresses that the connection's own dialer turns off
+// (oauth.NewClient): metadata may name any host, the config only some.
+func (c *Conn) OAuthClient(serverURL string, spec *messages.OAuthSpec) (*http.Client, bool) {
 	_, streamable := c.transport.(*mcp.StreamableClientTransport)
 	_, sse := c.transport.(*mcp.SSEClientTransport)
 	if !streamable && (!sse || c.guard == nil) {
 		return nil, false
 	}
-	client := &http.Client{}
-	if c.http != nil {
-		client.Transport = c.http
-	}
+	client, t := oauth.NewClient(c.http, serverURL, spec)
+	c.oauthHTTP = t
 	return client, true
 }
 
