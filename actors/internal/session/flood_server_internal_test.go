@@ -31,6 +31,10 @@ type floodServer struct {
 	// anything more: the stdio test's flood, with no test goroutine to
 	// start it.
 	afterFirstList int
+	// longAfterFirstList, if positive, is the length of a line the
+	// server writes right after its first tools/list answer, as a
+	// notification whose params fill it, before it goes on serving.
+	longAfterFirstList int
 	// countFile, if set, gets the number of tools/list answered, written
 	// before each answer (the stdio test reads it once the process is
 	// gone).
@@ -71,6 +75,9 @@ func (s *floodServer) serve() error {
 			s.answer(req.ID, fmt.Sprintf(`{"tools":[{"name":"v%d","inputSchema":{"type":"object"}}]}`, s.sent.Load()))
 			if n == 1 && s.afterFirstList > 0 {
 				s.flood(s.afterFirstList)
+			}
+			if n == 1 && s.longAfterFirstList > 0 {
+				s.writeLong(s.longAfterFirstList)
 			}
 		case "ping":
 			s.answer(req.ID, `{}`)
@@ -115,6 +122,12 @@ func (s *floodServer) flood(n int) {
 // floodChunk is how many notifications go in one write.
 const floodChunk = 256
 
+// writeLong writes a notification of n bytes, its newline included.
+func (s *floodServer) writeLong(n int) {
+	const head, tail = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`, `"}}` + "\n"
+	s.write(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
+}
+
 func (s *floodServer) answer(id json.RawMessage, result string) {
 	s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result))
 }
@@ -130,16 +143,19 @@ func (s *floodServer) write(lines string) {
 const (
 	floodEnv      = "MCPVISOR_SESSION_TEST_FLOOD"       // notifications after the connect's listing
 	floodCountEnv = "MCPVISOR_SESSION_TEST_FLOOD_COUNT" // where the count of tools/list goes
+	longLineEnv   = "MCPVISOR_SESSION_TEST_LONG_LINE"   // the length of a line after the connect's listing
 )
 
 // runFloodServer serves MCP on stdin and stdout as a flood server if the
 // test binary was started as one (TestMain), and reports whether it was.
 func runFloodServer() bool {
 	n, err := strconv.Atoi(os.Getenv(floodEnv))
-	if err != nil {
+	long, err2 := strconv.Atoi(os.Getenv(longLineEnv))
+	if err != nil && err2 != nil {
 		return false
 	}
-	s := &floodServer{r: bufio.NewReader(os.Stdin), w: os.Stdout, clock: quartz.NewReal(), afterFirstList: n, countFile: os.Getenv(floodCountEnv)}
+	s := &floodServer{r: bufio.NewReader(os.Stdin), w: os.Stdout, clock: quartz.NewReal(),
+		afterFirstList: n, longAfterFirstList: long, countFile: os.Getenv(floodCountEnv)}
 	if err := s.serve(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

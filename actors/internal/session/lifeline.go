@@ -134,6 +134,8 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 		return nil, Catalog{}, nil, errors.New("stopped while connecting")
 	case fired:
 		return nil, Catalog{}, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+	case cn.Broken() != nil:
+		return nil, Catalog{}, nil, fmt.Errorf("connect: server output refused: %w", cn.Broken())
 	case transport.ClosedByServer(err) && cn.Exited():
 		return nil, Catalog{}, nil, cn.HandshakeExit()
 	case cn.Refused() != nil:
