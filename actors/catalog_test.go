@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/coder/quartz"
 	"github.com/google/go-cmp/cmp"
@@ -179,6 +180,9 @@ func TestCatalog_ListChangedIsOneEventPerKind(t *testing.T) {
 		{"resource removed", func() { a.srv.RemoveResources("mem://a/readme") }, "resources.changed", [][]string{{}, {"mem://a/readme"}, {}}, 1},
 		{"template removed", func() { a.srv.RemoveResourceTemplates("mem://a/items/{id}") }, "resourceTemplates.changed", [][]string{{}, {"mem://a/items/{id}"}, {}}, 0},
 	} {
+		// A kind re-listed the step before waits out the re-list
+		// interval (1s) before the next.
+		mClock.Advance(time.Second).MustWait(ctx)
 		mark := rec.Len()
 		step.change()
 		_, ev := rec.WaitFor(ctx, mark, step.name, func(e messages.Event) bool { return e.EventType() == step.kind })

@@ -53,6 +53,11 @@ type Options struct {
 	ConnectTimeout, CallTimeout, StopGrace, ListTimeout time.Duration
 	ProbeInterval, ProbeTimeout                         time.Duration // negative interval: no probe
 	ProbeFailures                                       int
+	// RelistInterval is the least time between two re-lists of one kind
+	// (tools, prompts, resources) of a session after list_changed;
+	// notifications in between cost one more re-list, not one each
+	// (default 1s; negative: no wait, still one re-list at a time).
+	RelistInterval time.Duration
 	// Dial builds a server's transport instead of the built-in ones (nil
 	// transport: fall back to them): custom transports, in-memory tests.
 	Dial              func(spec messages.ServerSpec) (mcp.Transport, error)
@@ -118,6 +123,9 @@ func (o Options) withDefaults() Options {
 		o.ProbeInterval = 30 * time.Second
 	}
 	defaultDuration(&o.ProbeTimeout, 10*time.Second)
+	if o.RelistInterval == 0 {
+		o.RelistInterval = time.Second
+	}
 	if o.ProbeFailures <= 0 {
 		o.ProbeFailures = 2
 	}

@@ -86,11 +86,14 @@ func TestSession_ListChangedPublishesTheDifference(t *testing.T) {
 		t.Fatalf("added (-want +got):\n%s", diff)
 	}
 
+	// A second re-list of tools waits out the re-list interval.
+	mClock.Advance(time.Second).MustWait(ctx)
 	mark = rec.Len()
 	srv.RemoveTools("a")
 	srv.AddTool(tool("b", "second, reworded"), echoHandler)
 	ev := toolsEvent(mark, "a removed, b changed")
 	for len(ev.Removed) == 0 || len(ev.Changed) == 0 { // the server may notify twice
+		mClock.Advance(time.Second).MustWait(ctx)
 		next := toolsEvent(mark+1, "rest of the change")
 		ev = &messages.ToolsChanged{Removed: append(ev.Removed, next.Removed...), Changed: append(ev.Changed, next.Changed...), Tools: next.Tools}
 		mark++

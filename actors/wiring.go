@@ -85,6 +85,7 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *se
 		Limits: session.Limits{
 			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
 			ProbeInterval: o.ProbeInterval, ProbeTimeout: o.ProbeTimeout, ProbeFailures: o.ProbeFailures, MaxCalls: o.MaxCallsPerServer,
+			RelistInterval: o.RelistInterval,
 		},
 	}
 }

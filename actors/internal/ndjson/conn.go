@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +18,10 @@ import (
 // for its stdio connection: a longer one ends the connection, and no more
 // than this is ever buffered.
 const MaxMessage = mcp.DefaultMaxLineLength
+
+// ErrMessageTooLong is in the chain of the error Read returns for a
+// message longer than MaxMessage.
+var ErrMessageTooLong = errors.New("message too long")
 
 // keepBuffer is the most a Conn keeps between messages of the buffer that
 // assembles long or multi-line ones: one huge message does not pin its
@@ -55,6 +60,10 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// broken is the error that ended reading when the stream was at
+	// fault (Broken); written once by the reader, read by anyone.
+	broken atomic.Pointer[error]
 }
 
 // NewConn returns a Conn over r and w; closing it closes both.
@@ -77,6 +86,20 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.queue = c.queue[1:]
 		return msg, nil
 	}
+	msg, err := c.read()
+	var fault *streamFault
+	if errors.As(err, &fault) {
+		if !errors.Is(fault.err, io.ErrUnexpectedEOF) { // cut short by an exit: the exit says more
+			c.broken.CompareAndSwap(nil, &fault.err)
+		}
+		return nil, fault.err
+	}
+	return msg, err
+}
+
+// read reads the next message of a new value. An error that is the
+// stream's fault comes as a *streamFault.
+func (c *Conn) read() (jsonrpc.Message, error) {
 	data, err := c.readValue()
 	if err != nil {
 		return nil, err
@@ -99,6 +122,26 @@ func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msgs[0], nil
 }
 
+// streamFault wraps an error that is the stream's fault, not the reader's
+// (a message over the bound, a line that is not JSON-RPC), so Read can
+// record it for Broken.
+type streamFault struct{ err error }
+
+func (f *streamFault) Error() string { return f.err.Error() }
+
+// Broken is the error that ended reading when what the other end wrote
+// was at fault: a message longer than MaxMessage (ErrMessageTooLong in
+// its chain) or a line that is not JSON-RPC; nil if reading has not
+// ended, or ended otherwise (end of file, a closed pipe). The go-sdk
+// closes the connection on a read error without passing it on, so this is
+// where the reason a session ended can be found.
+func (c *Conn) Broken() error {
+	if err := c.broken.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
 // readValue returns the next JSON value, without the whitespace around
 // it. The bytes are valid until the next call.
 func (c *Conn) readValue() ([]byte, error) {
@@ -110,7 +153,9 @@ func (c *Conn) readValue() ([]byte, error) {
 	for {
 		line, err := c.r.ReadSlice('\n')
 		if len(c.value)+len(line) > MaxMessage {
-			return nil, fmt.Errorf("a message longer than %d bytes", MaxMessage)
+			// Cut here: no more than the bound is ever buffered.
+			return nil, &streamFault{fmt.Errorf("line %d is a message longer than %d bytes (%d MiB), the bound on one message; the connection was cut there: %w",
+				c.lines+1, MaxMessage, MaxMessage>>20, ErrMessageTooLong)}
 		}
 		if err == nil {
 			c.lines++
@@ -173,7 +218,7 @@ func (c *Conn) lineError(data []byte, err error) error {
 	if len(begin) > show {
 		begin = begin[:show]
 	}
-	return fmt.Errorf("line %d is not a JSON-RPC message (it begins %q): %w", c.lines, begin, err)
+	return &streamFault{fmt.Errorf("line %d is not a JSON-RPC message (it begins %q): %w", c.lines, begin, err)}
 }
 
 // Write writes msg as one line. A response to a call that came in a

@@ -194,11 +194,38 @@ func (e *endless) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// A message over the bound ends reading with an error that says it was
+// cut there and names the bound, and Broken keeps it: the go-sdk closes
+// the connection without passing the error on, and the session used to
+// report the SIGTERM that followed ("signal: terminated") instead.
 func TestConn_AMessageBeyondTheBoundEndsTheConnection(t *testing.T) {
 	c := ndjson.NewConn(io.NopCloser(&endless{}), nopWriteCloser{io.Discard})
+	if c.Broken() != nil {
+		t.Fatalf("broken before reading: %v", c.Broken())
+	}
 	_, err := c.Read(actorstest.Context(t))
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("a message longer than %d bytes", ndjson.MaxMessage)) {
-		t.Fatalf("error %v, want the bound named", err)
+	if !errors.Is(err, ndjson.ErrMessageTooLong) {
+		t.Fatalf("error %v, want ErrMessageTooLong", err)
+	}
+	for _, want := range []string{fmt.Sprintf("longer than %d bytes (16 MiB)", ndjson.MaxMessage), "cut"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if broken := c.Broken(); !errors.Is(broken, ndjson.ErrMessageTooLong) {
+		t.Fatalf("Broken() = %v, want the over-long message", broken)
+	}
+}
+
+// Reading that ends with the stream, cleanly or cut short by an exit, is
+// not the stream's fault: Broken stays nil, so the exit is what a
+// session reports.
+func TestConn_AnEndIsNotBroken(t *testing.T) {
+	for _, input := range []string{`{"jsonrpc":"2.0","method":"m"}` + "\n", `{"jsonrpc":"2.0",`} {
+		c := reading(input)
+		if _, err := readAll(t, c); c.Broken() != nil {
+			t.Errorf("input %q ended with %v; Broken() = %v, want nil", input, err, c.Broken())
+		}
 	}
 }
 

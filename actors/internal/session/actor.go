@@ -45,15 +45,14 @@ type sessionActor struct {
 	cancel context.CancelFunc
 	cs     *mcp.ClientSession // set once connected
 	calls  chan struct{}      // bounds concurrent calls
-	listN  [3]uint64          // generation of the newest listing, per kind (see Kinds)
 	conn   *transport.Conn    // for the stderr tail; owned by the lifeline
+	// relists follow list_changed, one per kind (kindSlot): one re-list
+	// in flight at most, paced by RelistInterval (relist.go).
+	relists [3]relister
 
 	probeTimer  *quartz.Timer
 	probeN      uint64 // generation of the probe schedule
 	probeMisses int
-	// relistPending records the kinds whose list_changed arrived before
-	// the connection was handed over; they are listed once it is.
-	relistPending Kinds
 	// subs are the resource subscriptions this session holds upstream.
 	subs map[string]*upstreamSub
 	// failed is set once this session reported ServerFailed, so its
@@ -91,15 +90,6 @@ type (
 		exitCode int
 		tail     []string
 	}
-	// listChanged is a notifications/{tools,prompts,resources}/list_changed.
-	listChanged struct{ kinds Kinds }
-	// catalogListed is a re-list's result.
-	catalogListed struct {
-		kinds Kinds
-		n     uint64
-		cat   Catalog
-		err   error
-	}
 	// stopSession asks for a graceful stop (Handle.Stop); the session
 	// answers its parent with Stopped once the process is gone, then stops
 	// itself.
@@ -130,9 +120,11 @@ func (s *sessionActor) Receive(c actor.Context) {
 	case *lifelineEnded:
 		s.lifelineEnded(c, m)
 	case *listChanged:
-		s.relist(c, m.kinds)
+		s.listChanged(c, m.kinds)
 	case *catalogListed:
 		s.catalogListed(c, m)
+	case *relistCooled:
+		s.relistCooled(c, m)
 	case *subscribeUpstream:
 		s.subscribe(c, m)
 	case *unsubscribeUpstream:

@@ -63,6 +63,10 @@ type Limits struct {
 	ProbeFailures               int
 	// MaxCalls bounds a session's concurrent requests.
 	MaxCalls int
+	// RelistInterval is the least time between the starts of two
+	// re-lists of one kind after list_changed (relist.go); zero or
+	// negative: none (still one in flight at a time).
+	RelistInterval time.Duration
 }
 
 // relayDeps are a session's relay's: Relay, on the session's clock and

@@ -29,7 +29,8 @@
 //     one closing it) end before it does. A stdio server's process is
 //     waited for by a goroutine its transport starts when the connection
 //     closes, which ends when the process does (package transport).
-//   - Each re-list of a kind, each subscribe, each health probe and each
+//   - Each re-list of a kind (at most one per kind at a time, paced by
+//     Limits.RelistInterval: relist.go), each subscribe, each health probe and each
 //     logging/setLevel runs on a goroutine of its own, bounded by its
 //     timeout on the quartz clock; the re-lists, subscribes and probes end
 //     by sending their result to the actor, a setLevel by answering its
@@ -42,6 +43,6 @@
 //   - An entry's headersHelper runs on the goroutine of the request that
 //     needs its headers (the lifeline's during the handshake).
 //
-// Timers (connect, call, list, subscribe, probe, stop grace) are quartz
-// timers whose callbacks only cancel a context or send a message.
+// Timers (connect, call, list, relist interval, subscribe, probe, stop
+// grace) are quartz timers whose callbacks only cancel a context or send a message.
 package session

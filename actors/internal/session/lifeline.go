@@ -134,6 +134,8 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 		return nil, Catalog{}, nil, errors.New("stopped while connecting")
 	case fired:
 		return nil, Catalog{}, nil, fmt.Errorf("no answer to the MCP handshake within %s (connect timeout)", timeout)
+	case cn.Broken() != nil:
+		return nil, Catalog{}, nil, fmt.Errorf("connect: server output refused: %w", cn.Broken())
 	case transport.ClosedByServer(err) && cn.Exited():
 		return nil, Catalog{}, nil, cn.HandshakeExit()
 	case cn.Refused() != nil:
@@ -186,16 +188,14 @@ func (s *sessionActor) connected(c actor.Context, m *connected) {
 	c.Send(c.Parent(), &Ready{Server: s.spec.Name, ID: s.id, PID: m.pid, Catalog: m.cat, Transport: m.transport, Stderr: s.stderrReader()})
 	s.scheduleProbe(c)
 	s.applyLogLevel(s.deps.Relay.LogLevel(), nil)
-	if kinds := s.relistPending; kinds != 0 {
-		s.relistPending = 0
-		s.relist(c, kinds)
-	}
+	s.relistDirty(c) // the kinds whose list_changed came before this report
 }
 
 func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 	s.dropSession()
 	s.ended = true
 	s.stopProbe()
+	s.stopRelists()
 	if m.stopped || s.failed || s.ctx.Err() != nil {
 		// Our own stop (or a death racing it, or the probe's verdict,
 		// already reported): not a failure.
@@ -218,6 +218,7 @@ func (s *sessionActor) lifelineEnded(c actor.Context, m *lifelineEnded) {
 func (s *sessionActor) stop(c actor.Context) {
 	s.withdrawLane()
 	s.stopProbe()
+	s.stopRelists()
 	s.cancel()
 	if s.ended {
 		s.finish(c)
@@ -230,6 +231,7 @@ func (s *sessionActor) stop(c actor.Context) {
 func (s *sessionActor) stopping() {
 	s.withdrawLane()
 	s.stopProbe()
+	s.stopRelists()
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -251,6 +253,7 @@ func (s *sessionActor) finish(c actor.Context) {
 // its process group) as for a stop.
 func (s *sessionActor) listFailed(c actor.Context, err error) {
 	s.stopProbe()
+	s.stopRelists()
 	s.dropSession()
 	s.failed = true
 	c.Send(c.Parent(), s.authFailure(&messages.ServerFailed{

@@ -83,6 +83,7 @@ func (s *sessionActor) probed(c actor.Context, m *probeResult) {
 	// Declare it dead ourselves: the connection gave no signal. The
 	// lifeline then closes it (and its process group) as for a stop.
 	s.dropSession()
+	s.stopRelists()
 	s.failed = true
 	c.Send(c.Parent(), &messages.ServerFailed{
 		Server:     s.spec.Name,

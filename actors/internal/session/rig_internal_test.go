@@ -22,9 +22,10 @@ import (
 // rig runs session actors as children of a parent actor of its own, the
 // part the fleet actor plays, which hands each report to the test.
 type rig struct {
-	t       *testing.T
+	t       testing.TB
 	sys     *actor.ActorSystem
 	deps    *Deps
+	clock   *quartz.Mock // deps.Clock
 	work    sync.WaitGroup
 	cancel  context.CancelFunc
 	parent  *actor.PID
@@ -34,12 +35,13 @@ type rig struct {
 
 // newRig builds the deps of a session over dial (the test's in-memory
 // servers), on a mock clock that fires nothing the test does not.
-func newRig(t *testing.T, dial func(messages.ServerSpec) (mcp.Transport, error)) *rig {
+func newRig(t testing.TB, dial func(messages.ServerSpec) (mcp.Transport, error)) *rig {
 	t.Helper()
 	r := &rig{t: t, reports: make(chan any, 64), spawned: make(chan *Handle, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	r.clock = clock
 	r.deps = &Deps{
 		Clock: clock, Logger: zap.NewNop(), Work: &r.work, Context: ctx,
 		Relay:       relay.Deps{Journal: journal.New(journal.Options{}), Logger: slog.New(slog.DiscardHandler), LogLevel: func() string { return "" }},

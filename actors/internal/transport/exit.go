@@ -47,11 +47,25 @@ func (c *Conn) ExitCode() int {
 	return st.ExitCode()
 }
 
+// Broken is why mcpvisor stopped reading a stdio server's output when
+// the output was at fault (a message over the bound, a line that is not
+// JSON-RPC), else nil. The go-sdk closes the connection on such a read
+// error without passing it on, and closing it terminates the process: the
+// exit status alone would say "signal: terminated".
+func (c *Conn) Broken() error {
+	if c.stdio == nil {
+		return nil
+	}
+	return c.stdio.broken()
+}
+
 // DeathError describes how a live session ended, from what its Wait
 // returned.
 func (c *Conn) DeathError(err error) error {
 	var ee *exec.ExitError
 	switch {
+	case c.Broken() != nil:
+		return fmt.Errorf("server output refused: %w", c.Broken())
 	case errors.As(err, &ee):
 		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
 	case c.Exited():

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,6 +36,9 @@ type stdioTransport struct {
 	waitOnce  sync.Once
 	exited    chan struct{}
 	waitErr   error // written before exited is closed
+	// conn is the connection Connect returned (its Broken says why
+	// reading ended, when the server's output was at fault).
+	conn atomic.Pointer[ndjson.Conn]
 }
 
 func newStdioTransport(cmd *exec.Cmd, terminate time.Duration) *stdioTransport {
@@ -57,7 +61,18 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// The connection ends by closing stdin (the spec's stdio shutdown),
 	// never stdout, which Wait closes once the process is gone: that is
 	// what ends a read the connection has blocked in.
-	return ndjson.NewConn(io.NopCloser(stdout), &stdinCloser{stdin: stdin, t: t}), nil
+	conn := ndjson.NewConn(io.NopCloser(stdout), &stdinCloser{stdin: stdin, t: t})
+	t.conn.Store(conn)
+	return conn, nil
+}
+
+// broken is why reading the server's output ended, when that output was at
+// fault (ndjson.Conn.Broken), else nil.
+func (t *stdioTransport) broken() error {
+	if conn := t.conn.Load(); conn != nil {
+		return conn.Broken()
+	}
+	return nil
 }
 
 // exitState is the process's exit status once it has been waited for, else
