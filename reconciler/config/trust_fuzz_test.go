@@ -1,7 +1,9 @@
 package config_test
 
 import (
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
@@ -10,7 +12,8 @@ import (
 // FuzzTrust: whatever a project file holds, with nothing approved Load
 // looks up no variable and runs nothing from it; once what DecideTrust
 // saw is approved, Load holds back no entry it found (the two walk the
-// file alike), duplicates aside.
+// file alike), duplicates aside, and looks up no variable the preview did
+// not list (T1: the preview must show everything an approval lets read).
 func FuzzTrust(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -40,7 +43,29 @@ func FuzzTrust(f *testing.F) {
 				t.Fatalf("DecideTrust: approved entry %q untrusted: %s", e.Name, e.Why)
 			}
 		}
-		cfg, _ = config.Load(files, config.LoadOptions{LookupEnv: lookup, Home: "/home/fuzz", Trust: approved}, nil)
+		looked := map[string]bool{}
+		record := func(name string) (string, bool) { looked[name] = true; return "v", true }
+		cfg, _ = config.Load(files, config.LoadOptions{LookupEnv: record, Home: "/home/fuzz", Trust: approved}, nil)
+		previews, _ := config.PreviewEntries(path, data, config.PreviewOptions{})
+		listed := map[string]bool{}
+		for _, p := range previews {
+			for _, v := range p.Variables {
+				listed[v] = true
+			}
+			for _, id := range p.Inputs {
+				listed[config.InputEnvName(id)] = true
+			}
+			for _, l := range p.Lines {
+				if strings.ContainsFunc(l.Label+l.Text, func(r rune) bool { return !unicode.IsPrint(r) }) {
+					t.Fatalf("preview line %q holds a rune a terminal would not show as itself", l.Label+": "+l.Text)
+				}
+			}
+		}
+		for name := range looked {
+			if !listed[name] {
+				t.Fatalf("the approved file reads %s, which its preview does not list", name)
+			}
+		}
 		for _, inv := range cfg.Invalid {
 			if inv.State == messages.StateUntrusted && !dups[inv.Name] {
 				t.Fatalf("approved entry %q still untrusted: %s", inv.Name, inv.Reason)
