@@ -63,7 +63,8 @@ func guardedDial(named map[string]bool, loopback bool) func(ctx context.Context,
 				return fmt.Errorf("oauth: %q is not an IP address", host)
 			}
 			if ip = ip.Unmap(); privateOrReserved(ip) || ip.IsLoopback() && !loopback {
-				return fmt.Errorf("oauth: %s is not a public address, and only the hosts the config names may be: refused", ip)
+				return fmt.Errorf("oauth: %s is not a public address, and only the hosts the config names may be: refused "+
+					"(name the authorization server with oauth.issuer or oauth.tokenUrl to allow it)", ip)
 			}
 			return nil
 		}}
@@ -82,7 +83,7 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // privateOrReserved is the go-sdk's list (internal/util): private, link
 // local, multicast, unspecified and carrier-grade NAT addresses.
 func privateOrReserved(ip netip.Addr) bool {
-	return !ip.IsValid() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+	return !ip.IsValid() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
 		ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip)
 }
 

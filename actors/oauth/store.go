@@ -25,6 +25,9 @@ type Record struct {
 	// protected resource metadata names it; empty means Resource.
 	BoundTo string `json:"boundTo,omitempty"`
 	// Issuer, TokenURL and RevocationURL are the authorization server's.
+	// Issuer (else TokenURL) is also the pin: absent oauth.issuer and
+	// oauth.tokenUrl in the config, the only authorization server a
+	// configured client secret or key may go to (pin.go).
 	Issuer        string `json:"issuer,omitempty"`
 	TokenURL      string `json:"tokenUrl"`
 	RevocationURL string `json:"revocationUrl,omitempty"`
