@@ -87,6 +87,9 @@ func (p *fileParser) entry(d declaration) {
 		p.untrusted(d, why) // none of what was read is used
 		return
 	}
+	if len(e.reasons) == 0 {
+		p.warnExposed(d) // an invalid entry runs nothing to expose
+	}
 	if len(e.reasons) == 0 && len(e.needs) > 0 {
 		reason := needsInputReason(e.needs)
 		p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q waits for its inputs: %s", e.name, reason))

@@ -93,6 +93,7 @@ func approveFiles(store string, paths []string, yes bool, opts config.LoadOption
 		}
 		previews, _ := config.PreviewEntries(d.Path, files[i].Data)
 		printTrustPreview(io.Stdout, d, approvals.Files[d.Path], previews)
+		printExposedSecrets(io.Stdout, d.Path, files[i].Data)
 		if ok, why := confirmApproval(io, answers, d.Path, yes); !ok {
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s not approved: %s\n", d.Path, why)
 			code = ExitFailed
