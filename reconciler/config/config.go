@@ -103,4 +103,9 @@ type Loaded struct {
 	Diagnostics []messages.Diagnostic
 	// Notes holds the notes of every file read (see ParsedFile.Notes).
 	Notes []messages.Diagnostic
+	// EnvFiles are the envFiles the parsed entries read, sorted: a
+	// caller that watches the config files watches them too, so that an
+	// edit of one alone applies (and is judged against its approval) at
+	// once. SameDesired ignores them.
+	EnvFiles []string
 }

@@ -14,9 +14,9 @@ import (
 
 // The incident (T2): approve an entry with "envFile": ".env", then let a
 // git pull set NODE_OPTIONS=--require ./evil.js in .env: the server
-// restarted with it. Now the running supervisor makes the entry untrusted
-// ("changed since approval: envFile .env") and stops it: it never starts
-// with the new values; `mcpvisor trust --list` names the change, and
+// restarted with it. Now the running supervisor, which watches .env, sees
+// the pull at once, makes the entry untrusted ("changed since approval:
+// envFile .env") and stops it: it never starts with the new values; `mcpvisor trust --list` names the change, and
 // approving again (the user's decision) runs the new content.
 func TestTrust_ChangedEnvFileIsNotRunUntilApprovedAgain(t *testing.T) {
 	t.Parallel()
@@ -40,11 +40,12 @@ func TestTrust_ChangedEnvFileIsNotRunUntilApprovedAgain(t *testing.T) {
 	r.trust(t, "--yes", r.project)
 	_, ready := rec.WaitState(ctx, mark, "node", messages.StateReady)
 
+	// The read that started node told the watcher to watch .env, before
+	// node was planned: once the watcher handled that, the pull alone is
+	// seen.
+	actorstest.Barrier(ctx, t, sup, actorstest.Watcher)
 	mark = rec.Len()
 	writeEnvFile(t, envFile, "NODE_OPTIONS=--require ./evil.js\nMARK=evil\n")
-	if _, _, err := sup.Resync(ctx, false); err != nil { // any later read: a config edit, a resync, a restart
-		t.Fatal(err)
-	}
 	i, _ := rec.WaitState(ctx, mark, "node", messages.StateStopped)
 	rec.WaitState(ctx, i, "node", messages.StateUntrusted)
 	for _, c := range rec.StateChanges(mark, "node") {
