@@ -71,6 +71,9 @@ func TestLoad_ChangedEnvFileUntrustsTheApprovedEntry(t *testing.T) {
 	if got := a.Files[trustProject].EnvFiles["node"]["/proj/.env"]; got != config.ContentHash([]byte("PORT=8080\n")) {
 		t.Fatalf("recorded envFiles = %+v", a.Files[trustProject].EnvFiles)
 	}
+	if back, err := config.ParseApprovals(a.Marshal()); err != nil || !cmp.Equal(a, back) {
+		t.Fatalf("the store does not keep the envFiles: %v\n%s", err, cmp.Diff(a, back))
+	}
 	cfg, untrusted := loadProject(a, files)
 	if len(cfg.Servers) != 2 || len(untrusted) != 0 {
 		t.Fatalf("as approved: servers = %+v, untrusted = %v", cfg.Servers, untrusted)
