@@ -82,6 +82,11 @@ type ParsedFile struct {
 	// trusted entry as written, so that a read falling back on this parse
 	// can tell whether they are still approved; nil for other files.
 	EntryHashes map[string]string
+	// EnvFiles holds, for each parsed entry that names an envFile, the
+	// file's absolute path and the SHA-256 of what was read ("" when it
+	// could not be read), so that trust can tell whether it is still the
+	// approved one, now or when a read falls back on this parse.
+	EnvFiles map[string]map[string]string
 }
 
 // Loaded is the merged desired state of all configured files, as Load
@@ -98,4 +103,9 @@ type Loaded struct {
 	Diagnostics []messages.Diagnostic
 	// Notes holds the notes of every file read (see ParsedFile.Notes).
 	Notes []messages.Diagnostic
+	// EnvFiles are the envFiles the parsed entries read, sorted: a
+	// caller that watches the config files watches them too, so that an
+	// edit of one alone applies (and is judged against its approval) at
+	// once. SameDesired ignores them.
+	EnvFiles []string
 }

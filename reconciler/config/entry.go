@@ -74,12 +74,22 @@ type entryParser struct {
 	needs []string
 	// secrets are the values of password inputs the entry uses.
 	secrets []string
+	// envFiles are the envFiles read, by path, with the SHA-256 of what
+	// was read ("" when it could not be read): trust checks them.
+	envFiles map[string]string
 }
 
 // entry parses one declaration into a valid spec or an invalid server.
 func (p *fileParser) entry(d declaration) {
 	e := &entryParser{p: p, name: d.name.value, source: p.lines.pos(d.name.start)}
 	spec := e.parse(d)
+	if why := p.envFileUntrusted(e); why != "" {
+		p.untrusted(d, why) // none of what was read is used
+		return
+	}
+	if len(e.reasons) == 0 {
+		p.warnExposed(d) // an invalid entry runs nothing to expose
+	}
 	if len(e.reasons) == 0 && len(e.needs) > 0 {
 		reason := p.needsInputReason(e.needs)
 		p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q waits for its inputs: %s", e.name, reason))

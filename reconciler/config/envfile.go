@@ -27,6 +27,7 @@ func (e *entryParser) envFile(v *hujson.Value) (string, map[string]string) {
 		return s, nil
 	}
 	data, err := e.p.opts.ReadFile(s)
+	e.recordEnvFile(s, data, err)
 	if err != nil {
 		e.errorAt(v.StartOffset, fmt.Sprintf("envFile %s cannot be read: %s", s, oneLine(err.Error())))
 		return s, nil

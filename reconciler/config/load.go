@@ -55,6 +55,11 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 		used, diags := loadOne(f, path, opts, lastGood, nextGood)
 		cfg.Diagnostics = append(cfg.Diagnostics, diags...)
 		cfg.Notes = append(cfg.Notes, used.Notes...)
+		for _, read := range used.EnvFiles {
+			for path := range read {
+				cfg.EnvFiles = append(cfg.EnvFiles, path)
+			}
+		}
 
 		// Merge in name order so that the result does not depend on the order
 		// of entries inside a file. A file never declares a name twice (the
@@ -94,6 +99,8 @@ func Load(files []FileContent, opts LoadOptions, lastGood map[string]ParsedFile)
 	}
 	cfg.Invalid = append(cfg.Invalid, clashes...)
 	slices.SortFunc(cfg.Invalid, func(a, b messages.InvalidServer) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(cfg.EnvFiles)
+	cfg.EnvFiles = slices.Compact(cfg.EnvFiles)
 	cfg.Diagnostics = append(cfg.Diagnostics, opts.Trust.storeDiagnostics()...)
 	sortDiagnostics(cfg.Diagnostics)
 	boundTexts(cfg.Diagnostics, cfg.Invalid)

@@ -66,6 +66,10 @@ type FileTrust struct {
 	Recorded, Approved bool
 	// Entries are the file's entries, sorted by name.
 	Entries []EntryTrust
+	// EnvFiles are what each entry's envFile holds now, by entry name
+	// (see FileApproval.EnvFiles): what Approve records. DecideTrust
+	// leaves it empty (it reads no envFile); fill it with EnvFilesRead.
+	EnvFiles map[string]map[string]string
 }
 
 // EntryTrust is the trust decision for one entry.

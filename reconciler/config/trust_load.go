@@ -37,11 +37,17 @@ func (p *fileParser) skipUntrusted(d declaration, dup bool) bool {
 		p.out.EntryHashes[name] = hash
 		return false
 	}
+	p.untrusted(d, why)
+	return true
+}
+
+// untrusted records the declaration as an untrusted entry, for why.
+func (p *fileParser) untrusted(d declaration, why string) {
+	name := d.name.value
 	src := p.lines.pos(d.name.start)
 	p.out.Invalid = append(p.out.Invalid, untrustedEntry(name, src, why))
 	p.diag(d.name.start, messages.SeverityWarning, fmt.Sprintf("server %q is untrusted: %s; it does not run until you review and approve the file: %s",
 		name, why, TrustHint(p.path)))
-	return true
 }
 
 func untrustedEntry(name string, src messages.Position, why string) messages.InvalidServer {
@@ -89,7 +95,10 @@ func (p *TrustPolicy) recheck(old ParsedFile) ParsedFile {
 		if !ok {
 			return false, untrustedNotApproved
 		}
-		return p.judge(old.Path, name, hash, false)
+		if ok, why := p.judge(old.Path, name, hash, false); !ok {
+			return false, why
+		}
+		return p.judgeEnvFiles(old.Path, name, old.EnvFiles[name])
 	}
 	out := old
 	out.Servers, out.Invalid = nil, nil

@@ -102,13 +102,6 @@ func previewRaw(key string) func(p *previewer, v *hujson.Value) {
 	return func(p *previewer, v *hujson.Value) { p.add(key, key, rawText(v)) }
 }
 
-// The oauth members whose value names the authorization server a client
-// secret is sent to.
-const (
-	oauthIssuer   = "issuer"
-	oauthTokenURL = "tokenUrl"
-)
-
 // previewOAuth shows each member of the oauth object, and where a client
 // credential (a secret or a private key) goes.
 func previewOAuth(p *previewer, v *hujson.Value) {

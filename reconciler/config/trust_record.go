@@ -21,13 +21,27 @@ type FileApproval struct {
 	// SHA256 is the hex digest of the whole content approved.
 	SHA256 string `json:"sha256"`
 	// Entries maps each approved entry's name to its hash (see EntryTrust).
-	Entries    map[string]string `json:"entries"`
-	ApprovedAt time.Time         `json:"approvedAt"`
+	Entries map[string]string `json:"entries"`
+	// EnvFiles maps each approved entry that names an envFile to what it
+	// read at approval: the file's absolute path and the SHA-256 of its
+	// content ("" when it could not be read: it was missing). The envFile
+	// is part of what was approved: an entry whose envFile reads otherwise
+	// now is untrusted (see TrustPolicy).
+	EnvFiles   map[string]map[string]string `json:"envFiles,omitempty"`
+	ApprovedAt time.Time                    `json:"approvedAt"`
 }
 
 // approvalsVersion is the store's format version; a store of another
-// version is refused rather than misread.
-const approvalsVersion = 1
+// version is refused rather than misread. Version 1 recorded no envFile:
+// it is read as it is, and an entry it approved that names an envFile
+// counts as changed (its envFile was never approved), so it waits for a
+// new approval; it is not migrated, since that would approve whatever the
+// envFile holds at upgrade time. Version 2 is written, which an older
+// mcpvisor refuses rather than running envFiles unchecked.
+const approvalsVersion = 2
+
+// approvalsVersionNoEnvFiles is the oldest version still read.
+const approvalsVersionNoEnvFiles = 1
 
 type approvalsFile struct {
 	Version int                     `json:"version"`
@@ -46,8 +60,9 @@ func ParseApprovals(data []byte) (Approvals, error) {
 	if err := dec.Decode(&f); err != nil {
 		return Approvals{}, fmt.Errorf("trust store is not valid: %w", err)
 	}
-	if f.Version != approvalsVersion {
-		return Approvals{}, fmt.Errorf("trust store has version %d; this mcpvisor reads version %d", f.Version, approvalsVersion)
+	if f.Version != approvalsVersion && f.Version != approvalsVersionNoEnvFiles {
+		return Approvals{}, fmt.Errorf("trust store has version %d; this mcpvisor reads versions %d and %d",
+			f.Version, approvalsVersionNoEnvFiles, approvalsVersion)
 	}
 	return Approvals{Files: f.Files}, nil
 }
@@ -67,17 +82,25 @@ func (a Approvals) Marshal() []byte {
 
 // Approve returns a with f's content, as decided, approved at now. Every
 // entry of the content is recorded, so that after a later change the
-// unchanged ones are still trusted.
+// unchanged ones are still trusted, and so is what each entry's envFile
+// held (f.EnvFiles, which the caller fills with EnvFilesRead).
 func (a Approvals) Approve(f FileTrust, now time.Time) Approvals {
 	entries := make(map[string]string, len(f.Entries))
+	var envFiles map[string]map[string]string
 	for _, e := range f.Entries {
 		entries[e.Name] = e.Hash
+		if read := f.EnvFiles[e.Name]; len(read) > 0 {
+			if envFiles == nil {
+				envFiles = make(map[string]map[string]string)
+			}
+			envFiles[e.Name] = maps.Clone(read)
+		}
 	}
 	out := Approvals{Files: maps.Clone(a.Files)}
 	if out.Files == nil {
 		out.Files = make(map[string]FileApproval, 1)
 	}
-	out.Files[f.Path] = FileApproval{SHA256: f.SHA256, Entries: entries, ApprovedAt: now.UTC()}
+	out.Files[f.Path] = FileApproval{SHA256: f.SHA256, Entries: entries, EnvFiles: envFiles, ApprovedAt: now.UTC()}
 	return out
 }
 

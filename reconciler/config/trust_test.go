@@ -309,7 +309,7 @@ func TestApprovals_RoundTripAndRevoke(t *testing.T) {
 	if !had || len(gone.Files) != 0 || len(back.Files) != 1 {
 		t.Fatalf("revoke: had %v, after %+v, before %+v", had, gone, back)
 	}
-	for _, bad := range []string{`{"version": 2, "files": {}}`, `{"version": 1, "files": {}, "extra": 1}`, `[`} {
+	for _, bad := range []string{`{"version": 3, "files": {}}`, `{"version": 0, "files": {}}`, `{"version": 2, "files": {}, "extra": 1}`, `[`} {
 		if _, err := config.ParseApprovals([]byte(bad)); err == nil {
 			t.Errorf("ParseApprovals(%s) accepted", bad)
 		}

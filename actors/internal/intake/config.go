@@ -34,6 +34,12 @@ type configActor struct {
 	lastGood   map[string]config.ParsedFile
 	generation uint64
 	last       *config.Loaded
+
+	// watcher is the watcher actor, once it said it started (nil
+	// without one), and envFiles the envFiles the last read found, which
+	// it watches too (envfiles.go).
+	watcher  *actor.PID
+	envFiles []string
 }
 
 // Diagnostics carry the config actor's diagnostics of a read into the
@@ -65,6 +71,8 @@ func (a *configActor) Receive(c actor.Context) {
 		a.trigger(c, m)
 	case *configRead:
 		a.readDone(c, m)
+	case *watcherStarted:
+		a.watcherStarted(c, m)
 	case *Recovered:
 		m.raise() // the read panicked: this actor fails (its supervisor's failure policy)
 	}
@@ -135,6 +143,7 @@ func (a *configActor) readDone(c actor.Context, m *configRead) {
 	if a.inflightReal {
 		c.Send(a.fleet, &Diagnostics{Diagnostics: diags})
 	}
+	a.watchEnvFiles(c, found.EnvFiles)
 	a.answer(c, committed || refreshed, &found)
 	a.inflight = nil
 	if a.dirty || len(a.queued) > 0 {

@@ -1,7 +1,8 @@
 // Package intake is where the fleet's desired state comes from: the
 // config actor reads every config file (with the trust store's approvals
 // and the input store's values) into one desired state, and the watcher
-// actor turns edits of those files into FileChanged for it.
+// actor turns edits of those files, and of the envFiles the last read
+// found (envfiles.go), into FileChanged for it.
 //
 // The config actor is level-triggered: a FileChanged or a ResyncRequested
 // says only that something may have changed, and it reads every file

@@ -20,6 +20,9 @@ type watcherActor struct {
 	config *actor.PID
 	paths  []string
 	w      *watcher.Watcher
+	// envFiles are watched besides paths, as the config actor says
+	// (envfiles.go).
+	envFiles []string
 }
 
 // WatcherProps are the props of the watcher actor, which turns edits of
@@ -50,9 +53,12 @@ func watchedPaths(deps *Deps) []string {
 }
 
 func (a *watcherActor) Receive(c actor.Context) {
-	switch c.Message().(type) {
+	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.start(c)
+		c.Send(a.config, &watcherStarted{watcher: c.Self()})
+	case *watchEnvFiles:
+		a.syncEnvFiles(m)
 	case *actor.Stopping, *actor.Restarting:
 		a.stop()
 	}

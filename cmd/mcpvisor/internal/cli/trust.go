@@ -39,7 +39,7 @@ func trustCommand(args []string, io IO) int {
 		fmt.Fprintln(io.Stderr, "mcpvisor trust: --list takes no files and no other flag")
 		return ExitUsage
 	case *list:
-		return listApprovals(store, io)
+		return listApprovals(store, envFileOptions(io, wd), io)
 	case *revoke && len(paths) == 0:
 		fmt.Fprintln(io.Stderr, "mcpvisor trust: name the files whose approval to revoke: mcpvisor trust --revoke PATH (see mcpvisor trust --list)")
 		return ExitUsage
@@ -54,12 +54,13 @@ func trustCommand(args []string, io IO) int {
 		}
 	}
 	others := ondisk.ReadConfigFiles(userConfigPaths(wd, lookup, paths))
-	return approveFiles(store, paths, config.PreviewOptions{Others: others, ProjectDir: wd}, *yes, io)
+	return approveFiles(store, paths, *yes, config.PreviewOptions{Others: others, ProjectDir: wd}, envFileOptions(io, wd), io)
 }
 
 // approveFiles shows each file's servers and records the approval of what
-// was shown, once confirmed.
-func approveFiles(store string, paths []string, preview config.PreviewOptions, yes bool, io IO) int {
+// was shown, once confirmed, with what each entry's envFile holds (read
+// through opts).
+func approveFiles(store string, paths []string, yes bool, preview config.PreviewOptions, opts config.LoadOptions, io IO) int {
 	approvals, err := ondisk.ReadApprovals(store)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
@@ -73,6 +74,7 @@ func approveFiles(store string, paths []string, preview config.PreviewOptions, y
 	answers := bufio.NewReader(io.Stdin)
 	code := ExitOK
 	for i, d := range config.DecideTrust(files, policy) {
+		policy.JudgeEnvFiles(&d, files[i].Data, opts)
 		switch {
 		case d.Missing:
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s: no such file\n", d.Path)
@@ -92,11 +94,13 @@ func approveFiles(store string, paths []string, preview config.PreviewOptions, y
 		}
 		previews, _ := config.PreviewEntries(d.Path, files[i].Data, preview)
 		printTrustPreview(io.Stdout, d, approvals.Files[d.Path], previews)
+		printExposedSecrets(io.Stdout, d.Path, files[i].Data)
 		if ok, why := confirmApproval(io, answers, d.Path, yes); !ok {
 			fmt.Fprintf(io.Stderr, "mcpvisor trust: %s not approved: %s\n", d.Path, why)
 			code = ExitFailed
 			continue
 		}
+		d.EnvFiles = config.EnvFilesRead(d.Path, files[i].Data, opts)
 		err := ondisk.UpdateApprovals(store, func(a config.Approvals) (config.Approvals, error) {
 			return a.Approve(d, time.Now()), nil
 		})
@@ -140,7 +144,9 @@ func isTerminal(r any) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-func listApprovals(store string, io IO) int {
+// listApprovals lists the approvals and whether each file, and what its
+// entries' envFiles hold (read through opts), is still as approved.
+func listApprovals(store string, opts config.LoadOptions, io IO) int {
 	approvals, err := ondisk.ReadApprovals(store)
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor trust: %v\n", err)
@@ -153,24 +159,27 @@ func listApprovals(store string, io IO) int {
 	rows := [][]string{{"PATH", "APPROVED", "SERVERS", "NOW"}}
 	for _, path := range sortedKeys(approvals.Files) {
 		a := approvals.Files[path]
-		rows = append(rows, []string{quoteArg(path), a.ApprovedAt.UTC().Format("2006-01-02 15:04 UTC"), fmt.Sprint(len(a.Entries)), currentState(path, a)})
+		rows = append(rows, []string{quoteArg(path), a.ApprovedAt.UTC().Format("2006-01-02 15:04 UTC"), fmt.Sprint(len(a.Entries)), currentState(path, a, opts)})
 	}
 	writeTable(io.Stdout, "", rows)
 	return ExitOK
 }
 
 // currentState says whether an approved file is still as approved.
-func currentState(path string, a config.FileApproval) string {
+func currentState(path string, a config.FileApproval, opts config.LoadOptions) string {
 	f := ondisk.ReadConfigFiles([]string{path})[0]
 	switch {
 	case f.Missing:
 		return "missing"
 	case f.ReadErr != nil:
 		return "unreadable"
-	case config.ContentHash(f.Data) == a.SHA256:
-		return "unchanged"
+	case config.ContentHash(f.Data) != a.SHA256:
+		return "changed: new or changed servers wait for mcpvisor trust " + quoteArg(path)
 	}
-	return "changed: new or changed servers wait for mcpvisor trust " + quoteArg(path)
+	if changes := envFileChanges(f, a, opts); changes != "" {
+		return changes + ": waits for mcpvisor trust " + quoteArg(path)
+	}
+	return "unchanged"
 }
 
 func revokeApprovals(store string, paths []string, io IO) int {
