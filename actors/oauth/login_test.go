@@ -42,6 +42,9 @@ type codeServer struct {
 	clients       map[string]string // client_id -> its registered redirect URI
 	registrations int
 	exchanged     []string // the codes presented at the token endpoint
+	// refuseAtAuthorize: an unknown client is refused by an error
+	// redirect (error=invalid_client) instead of at the token endpoint.
+	refuseAtAuthorize bool
 }
 
 func newCodeServer(t *testing.T) *codeServer {
@@ -114,6 +117,10 @@ func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
 		c.mu.Unlock()
 		if known && registered != q.Get("redirect_uri") {
 			http.Error(w, "redirect_uri is not the one registered", 400)
+			return
+		}
+		if !known && c.refuseAtAuthorize {
+			http.Redirect(w, r, q.Get("redirect_uri")+"?error=invalid_client&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 			return
 		}
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)

@@ -55,25 +55,31 @@ func TestLogin_ConsecutiveLoginsRegisterOnce(t *testing.T) {
 }
 
 // A stored client the authorization server no longer knows
-// (invalid_client) is forgotten, and the login registers anew and
-// succeeds.
+// (invalid_client, at the token endpoint or in an error redirect) is
+// forgotten, and the login registers anew and succeeds.
 func TestLogin_ARejectedClientIsRegisteredAnew(t *testing.T) {
 	t.Parallel()
-	ctx := actorstest.Context(t)
-	as := newCodeServer(t)
-	u := protected(t, as.srv.URL)
-	dir := t.TempDir()
-	if _, err := loginWith(ctx, t, u, dir, followRedirect); err != nil {
-		t.Fatalf("first login: %v", err)
-	}
-	as.forget()
-	opened := 0
-	rec, err := loginWith(ctx, t, u, dir, func(authURL string) error { opened++; return followRedirect(authURL) })
-	if err != nil {
-		t.Fatalf("login after the server forgot the client: %v", err)
-	}
-	if n, _ := as.counts(); n != 2 || rec.ClientID != "registered-client-2" || opened != 2 {
-		t.Errorf("%d registrations, client %q, browser opened %d times; want 2, registered-client-2, 2", n, rec.ClientID, opened)
+	for name, atAuthorize := range map[string]bool{"token endpoint": false, "error redirect": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := actorstest.Context(t)
+			as := newCodeServer(t)
+			as.refuseAtAuthorize = atAuthorize
+			u := protected(t, as.srv.URL)
+			dir := t.TempDir()
+			if _, err := loginWith(ctx, t, u, dir, followRedirect); err != nil {
+				t.Fatalf("first login: %v", err)
+			}
+			as.forget()
+			opened := 0
+			rec, err := loginWith(ctx, t, u, dir, func(authURL string) error { opened++; return followRedirect(authURL) })
+			if err != nil {
+				t.Fatalf("login after the server forgot the client: %v", err)
+			}
+			if n, _ := as.counts(); n != 2 || rec.ClientID != "registered-client-2" || opened != 2 {
+				t.Errorf("%d registrations, client %q, browser opened %d times; want 2, registered-client-2, 2", n, rec.ClientID, opened)
+			}
+		})
 	}
 }
 
