@@ -47,12 +47,14 @@ var ErrDuplicateCallback = errors.New("a second callback with this login's state
 type callback struct {
 	redirect string
 	me       uint32
+	ignored  func(string) // told, once, of a request from another user
 	srv      *http.Server
 	served   chan struct{}
 
 	mu       sync.Mutex
 	state    string // of the authorization request under way; "" before the flow asks
 	taken    bool   // a redirect with state was handed to the flow
+	noted    bool   // ignored was called
 	failure  error  // why the login is aborted; set once
 	failed   chan struct{}
 	results  chan callbackResult
@@ -69,7 +71,7 @@ type callbackResult struct {
 // listenForCallback listens on the loopback port port (0: a free one;
 // a port that is taken falls back to a free one, whose redirect then
 // differs from a registered one) and serves redirects until close.
-func listenForCallback(port int) (*callback, error) {
+func listenForCallback(port int, ignored func(string)) (*callback, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil && port != 0 {
 		ln, err = net.Listen("tcp", "127.0.0.1:0")
@@ -80,6 +82,7 @@ func listenForCallback(port int) (*callback, error) {
 	cb := &callback{
 		redirect: "http://" + ln.Addr().String() + "/callback",
 		me:       uint32(os.Geteuid()),
+		ignored:  ignored,
 		served:   make(chan struct{}),
 		failed:   make(chan struct{}),
 		results:  make(chan callbackResult, 1),
@@ -95,30 +98,41 @@ func (cb *callback) close() {
 	cb.shutdown.Do(func() { _ = cb.srv.Close(); <-cb.served })
 }
 
-// ownerKey is the context key of a connection's ownership verdict.
+// ownerKey is the context key of a connection's owner.
 type ownerKey struct{}
 
-// connOwner records, once per accepted connection and while its client
-// end still exists, whether the logging-in user owns that end.
-func (cb *callback) connOwner(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, ownerKey{}, cb.ownedByUser(c))
+// owner is who owns a connection's client end, as far as can be told.
+type owner struct {
+	user bool   // the logging-in user (or the platform cannot tell)
+	who  string // otherwise: "uid N", or why nobody could be found
 }
 
-// ownedByUser tells whether the user owns the client end of c (c's
-// remote address is that end's local one). Where the platform cannot
-// tell (peercred.ErrUnsupported) the state check is all there is; an
-// unknown socket or an unreadable table counts as someone else's.
-func (cb *callback) ownedByUser(c net.Conn) bool {
+// connOwner records, once per accepted connection and while its client
+// end still exists, who owns that end.
+func (cb *callback) connOwner(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, ownerKey{}, cb.ownerOf(c))
+}
+
+// ownerOf tells who owns the client end of c (c's remote address is that
+// end's local one). Where the platform cannot tell
+// (peercred.ErrUnsupported) the state check is all there is; an unknown
+// socket or an unreadable table counts as someone else's.
+func (cb *callback) ownerOf(c net.Conn) owner {
 	client, errC := netip.ParseAddrPort(c.RemoteAddr().String())
 	server, errS := netip.ParseAddrPort(c.LocalAddr().String())
 	if errC != nil || errS != nil {
-		return false
+		return owner{who: "an unknown address"}
 	}
 	uid, err := peercred.TCPOwner(client, server)
-	if errors.Is(err, peercred.ErrUnsupported) {
-		return true
+	switch {
+	case errors.Is(err, peercred.ErrUnsupported):
+		return owner{user: true}
+	case err != nil:
+		return owner{who: "an owner that cannot be told (" + err.Error() + ")"}
+	case uid != cb.me:
+		return owner{who: "uid " + strconv.FormatUint(uint64(uid), 10)}
 	}
-	return err == nil && uid == cb.me
+	return owner{user: true}
 }
 
 // expect arms the callback for the authorization request at authURL:
@@ -150,6 +164,21 @@ func (cb *callback) wait(ctx context.Context) (*auth.AuthorizationResult, error)
 	}
 }
 
+// noteIgnored tells the person, once per login, that a request from
+// another user's connection was ignored: a login that never completes
+// then says why (a browser whose connections another uid owns, or an
+// attack).
+func (cb *callback) noteIgnored(who string) {
+	cb.mu.Lock()
+	first := !cb.noted
+	cb.noted = true
+	cb.mu.Unlock()
+	if first && cb.ignored != nil {
+		cb.ignored("the login's loopback listener ignored a request on a connection owned by " + who +
+			", not by you: if that was your browser, it runs as another user; run `mcpvisor auth login` from that user")
+	}
+}
+
 // aborted is why the login is aborted, or nil.
 func (cb *callback) aborted() error {
 	cb.mu.Lock()
@@ -159,7 +188,8 @@ func (cb *callback) aborted() error {
 
 // ServeHTTP answers one request: see callback.
 func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if mine, _ := r.Context().Value(ownerKey{}).(bool); !mine {
+	if o, _ := r.Context().Value(ownerKey{}).(owner); !o.user {
+		cb.noteIgnored(o.who)
 		answer(w, http.StatusForbidden, "ignored: this connection is not from the user who is logging in.")
 		return
 	}

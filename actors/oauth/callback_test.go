@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -62,12 +63,26 @@ func TestLogin_AnotherUsersCallbackIsIgnored(t *testing.T) {
 	as := newCodeServer(t)
 	dir := t.TempDir()
 	var attackerSaw string
-	rec, err := loginWith(ctx, t, protected(t, as.srv.URL), dir, func(authURL string) error {
-		attackerSaw = attacker.get(ctx, t, authURL+"&as_user=attacker")
-		return followRedirect(authURL)
+	notices := make(chan string, 2)
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: protected(t, as.srv.URL)},
+		Store: oauth.Store{Dir: dir},
+		Open: func(authURL string) error {
+			attackerSaw = attacker.get(ctx, t, authURL+"&as_user=attacker")
+			return followRedirect(authURL)
+		},
+		Ignored: func(notice string) { notices <- notice },
 	})
 	if err != nil {
 		t.Fatalf("login: %v", err)
+	}
+	select {
+	case n := <-notices:
+		if !strings.Contains(n, fmt.Sprintf("uid %d", attacker.uid)) {
+			t.Errorf("the person was told %q, want the ignored uid %d named", n, attacker.uid)
+		}
+	default: // the attacker's request was answered before the login returned
+		t.Error("the person was not told that a request was ignored")
 	}
 	if !strings.HasPrefix(attackerSaw, "403 ") || !strings.Contains(attackerSaw, "ignored") {
 		t.Errorf("the attacker's callback was answered %q, want 403 ignored", attackerSaw)

@@ -28,6 +28,11 @@ type LoginOptions struct {
 	// user can read (/proc/PID/cmdline); hand a browser a private page
 	// that redirects to it instead.
 	Open func(url string) error
+	// Ignored, when set, is told once when the loopback listener ignores
+	// a request from a connection another local user owns (a foreign
+	// callback, or a browser running as another user). It runs on the
+	// listener's goroutine.
+	Ignored func(notice string)
 	// Client makes every HTTP request of the login; default: a new one.
 	Client *http.Client
 	// Now is the clock the token's expiry counts on.
@@ -115,7 +120,7 @@ func (l *login) storedRegistration() *Registration {
 // authorization server refused it as unknown.
 func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, rejected bool, err error) {
 	l.cfg, l.tok, l.reg, l.asked = nil, nil, nil, false
-	cb, err := listenForCallback(stored.port())
+	cb, err := listenForCallback(stored.port(), l.o.Ignored)
 	if err != nil {
 		return nil, false, err
 	}

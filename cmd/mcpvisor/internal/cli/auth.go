@@ -117,7 +117,7 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 			fmt.Fprintf(io.Stderr, "mcpvisor auth login: the browser did not start (%v): open the URL above yourself\n", err)
 		}
 		return nil
-	}})
+	}, Ignored: func(notice string) { fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", notice) }})
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", redact.New(config.SecretsOf(*spec)...).Redact(err.Error()))
 		return ExitFailed
