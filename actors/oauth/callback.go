@@ -31,7 +31,7 @@ var ErrForeignCallback = errors.New("a callback with a state that is not this lo
 // login's state arrives: someone else knows the state, so whichever code
 // came first may be theirs. The token, if any, is discarded.
 var ErrDuplicateCallback = errors.New("a second callback with this login's state arrived at the login's loopback listener " +
-	"(another program on this machine knows the login's state): the login is aborted and its token discarded; run `mcpvisor auth login` again")
+	"(another program on this machine knows the login's state, or the browser sent it again): the login is aborted and its token discarded; run `mcpvisor auth login` again")
 
 // callback is the loopback listener the authorization server redirects
 // the browser to. It hands the flow at most one redirect: one that comes
@@ -51,7 +51,10 @@ type callback struct {
 	srv      *http.Server
 	served   chan struct{}
 
+	handlers sync.WaitGroup // requests being answered; close waits for them
+
 	mu       sync.Mutex
+	closed   bool   // close has begun: requests are turned away
 	state    string // of the authorization request under way; "" before the flow asks
 	taken    bool   // a redirect with state was handed to the flow
 	noted    bool   // ignored was called
@@ -92,10 +95,29 @@ func listenForCallback(port int, ignored func(string)) (*callback, error) {
 	return cb, nil
 }
 
-// close stops the listener and waits for it; after close no redirect
-// changes the callback's verdict (failure).
+// close stops the listener and waits for it and for the requests being
+// answered (none blocks); after close no redirect changes the callback's
+// verdict (aborted), and Ignored is not called any more.
 func (cb *callback) close() {
-	cb.shutdown.Do(func() { _ = cb.srv.Close(); <-cb.served })
+	cb.shutdown.Do(func() {
+		cb.mu.Lock()
+		cb.closed = true
+		cb.mu.Unlock()
+		_ = cb.srv.Close()
+		<-cb.served
+		cb.handlers.Wait()
+	})
+}
+
+// begin counts a request in, unless close has begun.
+func (cb *callback) begin() bool {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	if cb.closed {
+		return false
+	}
+	cb.handlers.Add(1)
+	return true
 }
 
 // ownerKey is the context key of a connection's owner.
@@ -188,6 +210,11 @@ func (cb *callback) aborted() error {
 
 // ServeHTTP answers one request: see callback.
 func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !cb.begin() {
+		answer(w, http.StatusServiceUnavailable, "ignored: the login is over.")
+		return
+	}
+	defer cb.handlers.Done()
 	if o, _ := r.Context().Value(ownerKey{}).(owner); !o.user {
 		cb.noteIgnored(o.who)
 		answer(w, http.StatusForbidden, "ignored: this connection is not from the user who is logging in.")

@@ -128,8 +128,12 @@ func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, r
 	defer func() {
 		// A failure after the token exchange (the server refusing the
 		// connection, say) may quote the token: the error never does.
-		if err != nil && l.tok != nil {
-			err = errors.New(redact.New(l.tok.AccessToken, l.tok.RefreshToken).Redact(err.Error()))
+		// One that quotes none keeps its chain (ErrDuplicateCallback).
+		if err == nil || l.tok == nil {
+			return
+		}
+		if text := redact.New(l.tok.AccessToken, l.tok.RefreshToken).Redact(err.Error()); text != err.Error() {
+			err = errors.New(text)
 		}
 	}()
 	metaClient := l.o.Client
