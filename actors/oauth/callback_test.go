@@ -154,6 +154,31 @@ func TestLogin_SecondCallbackAbortsTheLogin(t *testing.T) {
 	}
 }
 
+// A second redirect that arrives while the first one's code is being
+// exchanged still aborts the login: the token is discarded, not stored.
+func TestLogin_SecondCallbackAfterTheExchangeDiscardsTheToken(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	as := newCodeServer(t)
+	dir := t.TempDir()
+	var second string
+	as.onExchange = func() { _, _ = get(t, second) }
+	_, err := loginWith(ctx, t, protected(t, as.srv.URL), dir, func(authURL string) error {
+		redirect, state := redirectOf(t, authURL)
+		second = redirect + "?code=other-code&state=" + url.QueryEscape(state)
+		return followRedirect(authURL)
+	})
+	if !errors.Is(err, oauth.ErrDuplicateCallback) {
+		t.Fatalf("login with a second callback during the exchange: %v, want ErrDuplicateCallback", err)
+	}
+	if _, exchanged := as.counts(); strings.Join(exchanged, ",") != "code-1" {
+		t.Errorf("codes exchanged: %v, want code-1 only", exchanged)
+	}
+	if recs, _ := (oauth.Store{Dir: dir}).List(); len(recs) != 0 {
+		t.Errorf("a token was stored: %+v", recs[0].Summary())
+	}
+}
+
 // What the listener ignores (another path, a favicon) is answered
 // "ignored", never "logged in", and the login goes on.
 func TestLogin_OtherRequestsAreAnsweredIgnored(t *testing.T) {

@@ -45,6 +45,8 @@ type codeServer struct {
 	// refuseAtAuthorize: an unknown client is refused by an error
 	// redirect (error=invalid_client) instead of at the token endpoint.
 	refuseAtAuthorize bool
+	// onExchange, when set, runs as a code is exchanged.
+	onExchange func()
 }
 
 func newCodeServer(t *testing.T) *codeServer {
@@ -128,6 +130,9 @@ func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
 	mux.HandleFunc(prefix+"/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		code := r.PostForm.Get("code")
+		if c.onExchange != nil {
+			c.onExchange()
+		}
 		c.mu.Lock()
 		c.exchanged = append(c.exchanged, code)
 		q := c.pending[code]
