@@ -8,7 +8,9 @@
 // Transport (the same OAuth handling in front of the requests of a
 // transport without an OAuth hook: HTTP+SSE), the 2025-03-26 revision's
 // discovery at the server's origin (legacy.go), and the interactive login
-// behind `mcpvisor auth login`.
+// behind `mcpvisor auth login`: its loopback listener takes only the
+// logging-in user's redirect with the login's state (callback.go), and the
+// client it registers dynamically is stored and reused (registration.go).
 //
 // Where credentials may go: a configured client secret or private key
 // only to the pinned authorization server, the config's or the first one

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,8 +23,16 @@ type LoginOptions struct {
 	Spec  messages.ServerSpec
 	Store Store
 	// Open shows the authorization URL to the person (a browser); it may
-	// only print it.
+	// only print it. The URL carries the login's state and PKCE challenge:
+	// Open must never put it in a process's arguments, which every local
+	// user can read (/proc/PID/cmdline); hand a browser a private page
+	// that redirects to it instead.
 	Open func(url string) error
+	// Ignored, when set, is told once when the loopback listener ignores
+	// a request from a connection another local user owns (a foreign
+	// callback, or a browser running as another user). It runs on the
+	// listener's goroutine.
+	Ignored func(notice string)
 	// Client makes every HTTP request of the login; default: a new one.
 	Client *http.Client
 	// Now is the clock the token's expiry counts on.
@@ -38,11 +43,15 @@ type LoginOptions struct {
 // go-sdk's AuthorizationCodeHandler (metadata discovery, client ID
 // metadata document, pre-registered client or dynamic registration, PKCE
 // S256, the state and issuer checks, the resource parameter), with the
-// redirect to a loopback listener on a free port, and stores the token.
-// A streamable HTTP server is connected with the handler as its OAuth
-// hook, an HTTP+SSE one with the handler in front of its requests
-// (Transport).
-func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
+// redirect to a loopback listener that takes only the logging-in user's
+// redirect (callback), and stores the token. A client registered
+// dynamically is stored (Registration) and reused by the next login to
+// the same authorization server; when that server rejects it
+// (invalid_client), Login forgets it and runs the flow once more with a
+// new registration. A streamable HTTP server is connected with the
+// handler as its OAuth hook, an HTTP+SSE one with the handler in front of
+// its requests (Transport).
+func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 	if o.Spec.Transport != messages.TransportHTTP && o.Spec.Transport != messages.TransportSSE {
 		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
@@ -52,54 +61,28 @@ func Login(ctx context.Context, o LoginOptions) (_ *Record, err error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	cb, err := listenForCallback()
-	if err != nil {
-		return nil, err
-	}
-	defer cb.close()
 	l := &login{o: o, spec: o.Spec.OAuth}
 	if l.spec == nil {
 		l.spec = &messages.OAuthSpec{}
 	}
 	l.prev, _ = o.Store.Load(o.Spec.Name, o.Spec.URL)
-	defer func() {
-		// A failure after the token exchange (the server refusing the
-		// connection, say) may quote the token: the error never does.
-		if err != nil && l.tok != nil {
-			err = errors.New(redact.New(l.tok.AccessToken, l.tok.RefreshToken).Redact(err.Error()))
-		}
-	}()
 	// Discovery ahead of the flow, for the record (issuer, revocation,
-	// the resource) and for a 2025-03-26 server whose metadata names an
-	// issuer with a path, which the go-sdk is shown the current way.
-	// Its failure is the go-sdk's to report.
-	metaClient := o.Client
-	if l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil); l.discoverErr == nil && l.found.legacy {
-		if metaClient, err = legacyClient(o.Client, o.Spec.URL, l.found.asm); err != nil {
-			return nil, fmt.Errorf("oauth: %w", err)
+	// the resource), for the stored client registration, and for a
+	// 2025-03-26 server whose metadata names an issuer with a path, which
+	// the go-sdk is shown the current way. Its failure is the go-sdk's to
+	// report.
+	l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil)
+	stored := l.storedRegistration()
+	rec, rejected, err := l.attempt(ctx, stored)
+	if rejected {
+		// The authorization server no longer knows the client stored for
+		// it: forget it and register anew, once.
+		if err := o.Store.DeleteRegistration(stored.Issuer); err != nil {
+			return nil, err
 		}
+		rec, _, err = l.attempt(ctx, nil)
 	}
-	if metaClient, err = l.guardLoginSecret(metaClient); err != nil { // O2: see secret_gate.go
-		return nil, err
-	}
-	h, err := auth.NewAuthorizationCodeHandler(l.handlerConfig(cb, metaClient))
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
-	}
-	if err := l.connect(ctx, h); err != nil {
-		return nil, err
-	}
-	if l.tok == nil {
-		return nil, errors.New("the server accepted the connection without asking for authorization: nothing to store")
-	}
-	rec := l.record()
-	if err := o.Store.Save(rec); err != nil {
-		return nil, err
-	}
-	if err := o.Store.MarkLogin(rec.Server); err != nil {
-		return nil, err
-	}
-	return rec, nil
+	return rec, err
 }
 
 // login is one Login under way: what it knew before the flow, and the
@@ -110,8 +93,108 @@ type login struct {
 	prev        *Record // the server's record before this login, if any
 	found       *discovered
 	discoverErr error
-	cfg         *oauth2.Config
-	tok         *oauth2.Token
+	// Of the attempt under way:
+	reg   *registrar // nil when no registration can be kept
+	asked bool       // the browser was sent to the authorization server
+	cfg   *oauth2.Config
+	tok   *oauth2.Token
+}
+
+// storedRegistration is the client registered with the server's
+// authorization server by an earlier login, when this login would
+// register one dynamically.
+func (l *login) storedRegistration() *Registration {
+	if l.spec.ClientID != "" || l.discoverErr != nil || l.found.asm.RegistrationEndpoint == "" {
+		return nil
+	}
+	r, err := l.o.Store.LoadRegistration(l.found.asm.Issuer)
+	if err != nil || r == nil || r.Endpoint != l.found.asm.RegistrationEndpoint {
+		return nil // one that cannot be used is replaced by the new registration
+	}
+	return r
+}
+
+// attempt runs the flow once, replaying stored as the registration when
+// the go-sdk asks for the same one, and stores the token and a new
+// registration. rejected says the stored client was replayed and the
+// authorization server refused it as unknown.
+func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, rejected bool, err error) {
+	l.cfg, l.tok, l.reg, l.asked = nil, nil, nil, false
+	cb, err := listenForCallback(stored.port(), l.o.Ignored)
+	if err != nil {
+		return nil, false, err
+	}
+	defer cb.close()
+	defer func() {
+		// A failure after the token exchange (the server refusing the
+		// connection, say) may quote the token: the error never does.
+		// One that quotes none keeps its chain (ErrDuplicateCallback).
+		if err == nil || l.tok == nil {
+			return
+		}
+		if text := redact.New(l.tok.AccessToken, l.tok.RefreshToken).Redact(err.Error()); text != err.Error() {
+			err = errors.New(text)
+		}
+	}()
+	metaClient := l.o.Client
+	if l.discoverErr == nil && l.found.legacy {
+		if metaClient, err = legacyClient(l.o.Client, l.o.Spec.URL, l.found.asm); err != nil {
+			return nil, false, fmt.Errorf("oauth: %w", err)
+		}
+	}
+	if metaClient, err = l.guardLoginSecret(metaClient); err != nil { // O2: see secret_gate.go
+		return nil, false, err
+	}
+	if l.discoverErr == nil {
+		metaClient = l.keepRegistration(metaClient, stored)
+	}
+	h, err := auth.NewAuthorizationCodeHandler(l.handlerConfig(cb, metaClient))
+	if err != nil {
+		return nil, false, fmt.Errorf("oauth: %w", err)
+	}
+	connErr := l.connect(ctx, h)
+	// Closed before the verdict: no redirect arrives after it.
+	cb.close()
+	if err := cb.aborted(); err != nil {
+		return nil, false, fmt.Errorf("log in to %s: %w", l.o.Spec.Name, err)
+	}
+	var fresh *Registration
+	if l.reg != nil {
+		rejected, fresh = l.reg.outcome()
+	}
+	if connErr != nil {
+		return nil, rejected, connErr
+	}
+	if l.tok == nil {
+		return nil, false, errors.New("the server accepted the connection without asking for authorization: nothing to store")
+	}
+	rec := l.record()
+	if err := l.o.Store.Save(rec); err != nil {
+		return nil, false, err
+	}
+	if err := l.o.Store.MarkLogin(rec.Server); err != nil {
+		return nil, false, err
+	}
+	if fresh != nil {
+		if err := l.o.Store.SaveRegistration(fresh); err != nil {
+			return nil, false, fmt.Errorf("the token is stored, but not the client registered for it (the next login registers again): %w", err)
+		}
+	}
+	return rec, false, nil
+}
+
+// keepRegistration puts a registrar for the discovered authorization
+// server in front of c's requests.
+func (l *login) keepRegistration(c *http.Client, stored *Registration) *http.Client {
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	l.reg = &registrar{next: next, issuer: l.found.asm.Issuer, endpoint: l.found.asm.RegistrationEndpoint,
+		tokenURL: l.found.asm.TokenEndpoint, stored: stored, now: l.o.Now}
+	wrapped := *c
+	wrapped.Transport = l.reg
+	return &wrapped
 }
 
 // handlerConfig configures the go-sdk's flow: the redirect to cb, dynamic
@@ -126,15 +209,24 @@ func (l *login) handlerConfig(cb *callback, metaClient *http.Client) *auth.Autho
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
 		}},
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			if l.asked && l.tok == nil {
+				// The last round failed (the go-sdk tries again on the next
+				// request): one browser trip per attempt is enough.
+				return nil, errors.New("the authorization failed; not asking again")
+			}
+			l.asked = true
+			if err := cb.expect(args.URL); err != nil {
+				return nil, err
+			}
 			if err := l.o.Open(args.URL); err != nil {
 				return nil, err
 			}
-			select {
-			case r := <-cb.results:
-				return r, nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			res, err := cb.wait(ctx)
+			var refused *AuthorizationError
+			if errors.As(err, &refused) && (refused.Code == "invalid_client" || refused.Code == "unauthorized_client") && l.reg != nil {
+				l.reg.reject()
 			}
+			return res, err
 		},
 		ScopeFilter: func(discovered []string) []string {
 			out := union(discovered, l.spec.Scopes)
@@ -207,51 +299,6 @@ func (l *login) record() *Record {
 		}
 	}
 	return rec
-}
-
-// callback is the loopback listener the authorization server redirects
-// the browser to.
-type callback struct {
-	redirect string
-	results  chan *auth.AuthorizationResult
-	close    func()
-}
-
-// listenForCallback listens on a free loopback port and serves the
-// redirect (callbackHandler) until close, which waits for the server.
-func listenForCallback() (*callback, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("loopback listener: %w", err)
-	}
-	cb := &callback{redirect: "http://" + ln.Addr().String() + "/callback", results: make(chan *auth.AuthorizationResult, 1)}
-	srv := &http.Server{Handler: callbackHandler(cb.results), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan struct{})
-	go func() { defer close(served); _ = srv.Serve(ln) }()
-	cb.close = func() { _ = srv.Close(); <-served }
-	return cb, nil
-}
-
-// callbackHandler takes the authorization server's redirect: the code,
-// state and issuer go to the flow, which checks them.
-func callbackHandler(results chan<- *auth.AuthorizationResult) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r)
-			return
-		}
-		q := r.URL.Query()
-		if e := q.Get("error"); e != "" {
-			http.Error(w, "authorization failed: "+html.EscapeString(e), http.StatusBadRequest)
-			return
-		}
-		select {
-		case results <- &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
-		default: // a second redirect: the first one is being used
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, "<!doctype html><p>mcpvisor is logged in. You can close this window.</p>")
-	})
 }
 
 // Revoke asks the authorization server to revoke r's tokens (RFC 7009)

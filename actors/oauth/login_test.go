@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,16 +28,29 @@ import (
 )
 
 // codeServer is an authorization server for the authorization-code grant:
-// dynamic registration, PKCE S256 and the resource parameter checked.
+// dynamic registration, PKCE S256 and the resource parameter checked,
+// the exact registered redirect URI required (as a strict server does,
+// beyond RFC 8252's loopback port variance), the client checked at the
+// token endpoint. An authorize request with as_user=attacker is one the
+// attacker makes logged in as themself: its code is "attacker-code",
+// which buys the attacker's tokens.
 type codeServer struct {
-	srv      *httptest.Server
-	mu       sync.Mutex
-	pending  map[string]url.Values // code -> the authorize request
-	resource string
+	srv           *httptest.Server
+	mu            sync.Mutex
+	pending       map[string]url.Values // code -> the authorize request
+	resource      string
+	clients       map[string]string // client_id -> its registered redirect URI
+	registrations int
+	exchanged     []string // the codes presented at the token endpoint
+	// refuseAtAuthorize: an unknown client is refused by an error
+	// redirect (error=invalid_client) instead of at the token endpoint.
+	refuseAtAuthorize bool
+	// onExchange, when set, runs as a code is exchanged.
+	onExchange func()
 }
 
 func newCodeServer(t *testing.T) *codeServer {
-	c := &codeServer{pending: map[string]url.Values{}}
+	c := &codeServer{pending: map[string]url.Values{}, clients: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, c.metadata(""))
@@ -55,13 +70,37 @@ func (c *codeServer) metadata(prefix string) map[string]any {
 		"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}}
 }
 
+// forget makes the server forget every client registered with it.
+func (c *codeServer) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.clients)
+}
+
+// counts are the registrations made and the codes exchanged so far.
+func (c *codeServer) counts() (registrations int, exchanged []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.registrations, slices.Clone(c.exchanged)
+}
+
 // routes serves the registration, authorization and token endpoints
 // under prefix.
 func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
 	mux.HandleFunc(prefix+"/register", func(w http.ResponseWriter, r *http.Request) {
 		var m map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&m)
-		m["client_id"] = "registered-client"
+		c.mu.Lock()
+		c.registrations++
+		id := "registered-client"
+		if c.registrations > 1 {
+			id = fmt.Sprintf("registered-client-%d", c.registrations)
+		}
+		if uris, _ := m["redirect_uris"].([]any); len(uris) == 1 {
+			c.clients[id], _ = uris[0].(string)
+		}
+		c.mu.Unlock()
+		m["client_id"] = id
 		writeJSON(w, 201, m)
 	})
 	mux.HandleFunc(prefix+"/authorize", func(w http.ResponseWriter, r *http.Request) {
@@ -71,15 +110,38 @@ func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
 			return
 		}
 		c.mu.Lock()
-		c.pending["code-1"] = q
+		registered, known := c.clients[q.Get("client_id")]
+		code := "code-1"
+		if q.Get("as_user") == "attacker" {
+			code = "attacker-code"
+		}
+		c.pending[code] = q
 		c.mu.Unlock()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code=code-1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		if known && registered != q.Get("redirect_uri") {
+			http.Error(w, "redirect_uri is not the one registered", 400)
+			return
+		}
+		if !known && c.refuseAtAuthorize {
+			http.Redirect(w, r, q.Get("redirect_uri")+"?error=invalid_client&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.HandleFunc(prefix+"/token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
+		code := r.PostForm.Get("code")
+		if c.onExchange != nil {
+			c.onExchange()
+		}
 		c.mu.Lock()
-		q := c.pending[r.PostForm.Get("code")]
+		c.exchanged = append(c.exchanged, code)
+		q := c.pending[code]
+		_, known := c.clients[r.PostForm.Get("client_id")]
 		c.mu.Unlock()
+		if !known {
+			writeJSON(w, 401, map[string]any{"error": "invalid_client"})
+			return
+		}
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 		if q == nil || base64.RawURLEncoding.EncodeToString(sum[:]) != q.Get("code_challenge") || r.PostForm.Get("resource") != q.Get("resource") {
 			writeJSON(w, 400, map[string]any{"error": "invalid_grant"})
@@ -88,7 +150,11 @@ func (c *codeServer) routes(mux *http.ServeMux, prefix string) {
 		c.mu.Lock()
 		c.resource = q.Get("resource")
 		c.mu.Unlock()
-		writeJSON(w, 200, map[string]any{"access_token": "login-access-zq", "token_type": "Bearer", "expires_in": 600,
+		access := "login-access-zq"
+		if code == "attacker-code" {
+			access = "attacker-access-zq"
+		}
+		writeJSON(w, 200, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 600,
 			"refresh_token": "login-refresh-zq", "scope": "tools"})
 	})
 }
@@ -99,13 +165,14 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// protected serves an MCP server accepting only "login-access-zq".
+// protected serves an MCP server accepting "login-access-zq", and the
+// attacker's token: the attacker has an account there too.
 func protected(t *testing.T, as string) string {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
-		if tok != "login-access-zq" {
+		if tok != "login-access-zq" && tok != "attacker-access-zq" {
 			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
@@ -165,37 +232,12 @@ func TestLogin_AuthorizationCodeThroughTheLoopbackRedirect(t *testing.T) {
 	}
 }
 
-// A redirect whose state does not match is refused.
-func TestLogin_StateMismatchIsRefused(t *testing.T) {
-	t.Parallel()
-	ctx := actorstest.Context(t)
-	as := newCodeServer(t)
-	u := protected(t, as.srv.URL)
-	_, err := oauth.Login(ctx, oauth.LoginOptions{
-		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u},
-		Store: oauth.Store{Dir: t.TempDir()},
-		Open: func(authURL string) error {
-			p, _ := url.Parse(authURL)
-			redirect := p.Query().Get("redirect_uri")
-			resp, err := http.Get(redirect + "?code=code-1&state=forged")
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			return nil
-		},
-	})
-	if err == nil || !strings.Contains(err.Error(), "state mismatch") {
-		t.Fatalf("login with a forged state: %v", err)
-	}
-}
-
 // legacyServer is a 2025-03-26 server: one origin serves the MCP endpoint
 // (no protected resource metadata) and the authorization server, whose
 // endpoints are under /oauth and whose metadata, at the root well-known
 // path, names the issuer ".../oauth".
 func legacyServer(t *testing.T) (*codeServer, string) {
-	c := &codeServer{pending: map[string]url.Values{}}
+	c := &codeServer{pending: map[string]url.Values{}, clients: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, c.metadata("/oauth"))

@@ -151,7 +151,12 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	state := t.TempDir()
 	tmp := t.TempDir()
 	browser := filepath.Join(tmp, "browser.sh")
-	if err := os.WriteFile(browser, []byte("#!/bin/sh\nexec curl -sS -L -o /dev/null --max-time 30 \"$1\"\n"), 0o700); err != nil {
+	// The browser is given a private page that redirects to the
+	// authorization URL (never the URL itself: see auth_browser.go).
+	script := "#!/bin/sh\n" +
+		"url=$(sed -n 's/.*http-equiv=\"refresh\" content=\"0;url=\\([^\"]*\\)\".*/\\1/p' \"$1\" | sed 's/&amp;/\\&/g')\n" +
+		"exec curl -sS -L -o /dev/null --max-time 30 \"$url\"\n"
+	if err := os.WriteFile(browser, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(tmp, ".mcp.json")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os/exec"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,7 +19,8 @@ import (
 )
 
 const authUsage = `Usage:
-  mcpvisor auth login NAME [--config FILE]...   log in to a remote server (OAuth), then ask the daemon to connect it
+  mcpvisor auth login NAME [--config FILE]... [--no-browser]
+                                                log in to a remote server (OAuth), then ask the daemon to connect it
   mcpvisor auth status [--json]                 remote servers: state (from a running daemon), resource, scopes, expiry (no token text)
   mcpvisor auth logout NAME                     forget (and revoke, where supported) a server's tokens
 `
@@ -76,6 +76,7 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 	f.fs.Var(&cf.configs, "config", "config file declaring NAME (repeatable; default as `run` finds them)")
 	f.fs.StringVar(&cf.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
 	noResync := f.fs.Bool("no-resync", false, "only store the token; do not ask a running daemon to connect the server")
+	noBrowser := f.fs.Bool("no-browser", false, "only print the authorization URL; do not start a browser")
 	name, code := f.parseName(args)
 	if code >= 0 {
 		return code
@@ -105,11 +106,18 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 	}
 	loginCtx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	pages := &loginPages{lookup: lookup}
+	defer pages.remove()
 	rec, err := oauth.Login(loginCtx, oauth.LoginOptions{Spec: *spec, Store: store, Open: func(url string) error {
 		fmt.Fprintf(io.Stderr, "Open this URL to log in to %s:\n  %s\n", name, url)
-		openBrowser(lookup, url)
+		if *noBrowser {
+			return nil
+		}
+		if err := pages.open(url); err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor auth login: the browser did not start (%v): open the URL above yourself\n", err)
+		}
 		return nil
-	}})
+	}, Ignored: func(notice string) { fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", notice) }})
 	if err != nil {
 		fmt.Fprintf(io.Stderr, "mcpvisor auth login: %s\n", redact.New(config.SecretsOf(*spec)...).Redact(err.Error()))
 		return ExitFailed
@@ -128,26 +136,6 @@ func authLogin(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor auth login: the token is stored, but no daemon took it (%v): a running daemon connects %s at its next resync\n", err, name)
 	}
 	return ExitOK
-}
-
-// openBrowser runs $BROWSER URL when BROWSER is set, else xdg-open or
-// open when present; else the printed URL is all there is.
-func openBrowser(lookup func(string) (string, bool), url string) {
-	var argv []string
-	if b, ok := lookup("BROWSER"); ok && strings.TrimSpace(b) != "" {
-		argv = strings.Fields(strings.Split(b, ":")[0])
-	} else {
-		for _, cmd := range []string{"xdg-open", "open"} {
-			if p, err := exec.LookPath(cmd); err == nil {
-				argv = []string{p}
-				break
-			}
-		}
-	}
-	if len(argv) == 0 {
-		return
-	}
-	_ = exec.Command(argv[0], append(argv[1:], url)...).Run()
 }
 
 func authStatus(ctx context.Context, args []string, io IO) int {

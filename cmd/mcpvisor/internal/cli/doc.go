@@ -12,7 +12,9 @@
 // returning. Client commands (status, tools, call, resync, events), check,
 // trust and auth run on the caller's goroutine; `auth login` also serves
 // the OAuth redirect on a loopback listener (actors/oauth.Login, which
-// stops it before returning) and runs $BROWSER to the end.
+// stops it before returning) and runs $BROWSER to the end, on a private
+// page that redirects to the authorization URL (auth_browser.go), never
+// on the URL.
 //
 // Tokens (token.go): `run` and `serve --transport http` take the token from
 // --token-file, else $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token
