@@ -34,12 +34,8 @@ func ReadInputs(path string) (map[string]string, error) {
 	case fc.ReadErr != nil:
 		return nil, fc.ReadErr
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("input store %s is open to other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+	if err := CheckFile(path, nil, NotReadable); err != nil {
+		return nil, fmt.Errorf("input store %w", err)
 	}
 	var f inputStoreFile
 	if err := json.Unmarshal(fc.Data, &f); err != nil {
