@@ -21,7 +21,8 @@ import (
 )
 
 // D1: a server that puts a secret it was given into its catalog (a tool
-// description, a schema, a prompt, a resource URI) no longer shows it.
+// description, a schema, a prompt, a resource's title) no longer shows
+// it. (Names and URIs are kept: they are how an item is called or read.)
 // The server gets one value from its config (env) and can read one of
 // mcpvisor's environment (inherited); both are in its tool's
 // description and schema, its prompt and its resource. The catalog
@@ -41,7 +42,7 @@ func TestSupervisor_CatalogTextIsRedacted(t *testing.T) {
 	srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: leak}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{}, nil
 	})
-	srv.AddResource(&mcp.Resource{URI: "mem://x/" + inherited, Name: "r", Description: leak}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	srv.AddResource(&mcp.Resource{URI: "mem://x/r", Name: "r", Title: inherited, Description: leak}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil
 	})
 

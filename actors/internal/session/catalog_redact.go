@@ -14,8 +14,10 @@ import (
 // resource URI; so every text of a listed catalog goes through the
 // server's catalog redactor (Deps.CatalogRedactor) before it leaves the
 // session, and the item's hash is taken again over what is left. An item
-// that holds no secret is kept as listed. A name or URI redacted no
-// longer reaches the server's item: that server is not to be helped.
+// that holds no secret is kept as listed. Names, resource URIs and URI
+// templates are kept: they are how an item is called or read (a
+// resource's URI may carry the server's API key as a query parameter,
+// and reading it must still work), so they are not redacted here.
 
 // redactCatalog is cat with every secret r finds replaced by redact.Mark.
 func redactCatalog(cat Catalog, r *redact.Redactor) Catalog {
@@ -23,39 +25,36 @@ func redactCatalog(cat Catalog, r *redact.Redactor) Catalog {
 		return cat
 	}
 	for i, t := range cat.Tools {
-		if holdsSecret(r, t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations) {
+		if holdsSecret(r, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations) {
 			cat.Tools[i] = redactTool(r, t)
 		}
 	}
 	for i, p := range cat.Prompts {
-		if holdsSecret(r, p.Name, p.Title, p.Description, p.Arguments) {
+		if holdsSecret(r, p.Title, p.Description, p.Arguments) {
 			cat.Prompts[i] = redactPrompt(r, p)
 		}
 	}
 	for i, res := range cat.Resources {
-		if holdsSecret(r, res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Annotations) {
-			res.URI, res.Name, res.Title = r.RedactAll(res.URI), r.RedactAll(res.Name), r.RedactAll(res.Title)
+		if holdsSecret(r, res.Name, res.Title, res.Description, res.MIMEType, res.Annotations) {
+			res.Name, res.Title = r.RedactAll(res.Name), r.RedactAll(res.Title)
 			res.Description, res.MIMEType, res.Annotations = r.RedactAll(res.Description), r.RedactAll(res.MIMEType), redactJSON(r, res.Annotations)
 			res.Hash = contentHash(res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size, res.Annotations)
 			cat.Resources[i] = res
 		}
 	}
 	for i, tp := range cat.Templates {
-		if holdsSecret(r, tp.URITemplate, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations) {
-			tp.URITemplate, tp.Name, tp.Title = r.RedactAll(tp.URITemplate), r.RedactAll(tp.Name), r.RedactAll(tp.Title)
+		if holdsSecret(r, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations) {
+			tp.Name, tp.Title = r.RedactAll(tp.Name), r.RedactAll(tp.Title)
 			tp.Description, tp.MIMEType, tp.Annotations = r.RedactAll(tp.Description), r.RedactAll(tp.MIMEType), redactJSON(r, tp.Annotations)
 			tp.Hash = contentHash(tp.URITemplate, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations)
 			cat.Templates[i] = tp
 		}
 	}
-	for i, sk := range cat.Skipped {
-		cat.Skipped[i].Key = r.Redact(sk.Key)
-	}
 	return cat
 }
 
 func redactTool(r *redact.Redactor, t messages.Tool) messages.Tool {
-	t.Name, t.Title, t.Description = r.RedactAll(t.Name), r.RedactAll(t.Title), r.RedactAll(t.Description)
+	t.Title, t.Description = r.RedactAll(t.Title), r.RedactAll(t.Description)
 	t.InputSchema, t.OutputSchema, t.Annotations = redactJSON(r, t.InputSchema), redactJSON(r, t.OutputSchema), redactJSON(r, t.Annotations)
 	if t.InputSchema == nil {
 		t.InputSchema = map[string]any{"type": "object"} // a tool must have one
@@ -65,10 +64,10 @@ func redactTool(r *redact.Redactor, t messages.Tool) messages.Tool {
 }
 
 func redactPrompt(r *redact.Redactor, p messages.Prompt) messages.Prompt {
-	p.Name, p.Title, p.Description = r.RedactAll(p.Name), r.RedactAll(p.Title), r.RedactAll(p.Description)
+	p.Title, p.Description = r.RedactAll(p.Title), r.RedactAll(p.Description)
 	args := make([]messages.PromptArgument, len(p.Arguments))
 	for i, a := range p.Arguments {
-		args[i] = messages.PromptArgument{Name: r.RedactAll(a.Name), Title: r.RedactAll(a.Title), Description: r.RedactAll(a.Description), Required: a.Required}
+		args[i] = messages.PromptArgument{Name: a.Name, Title: r.RedactAll(a.Title), Description: r.RedactAll(a.Description), Required: a.Required}
 	}
 	if p.Arguments != nil {
 		p.Arguments = args
