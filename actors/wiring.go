@@ -38,7 +38,8 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 	o := s.opts
 	var ctx context.Context
 	ctx, s.cancel = context.WithCancel(context.Background())
-	redactor := redact.New(append(inheritedSecrets(inherited), o.Secrets...)...)
+	secrets := append(inheritedSecrets(inherited), o.Secrets...)
+	redactor := redact.New(secrets...)
 	intakeDeps := s.intakeDeps()
 	d := &fleet.Deps{
 		Clock: o.Clock, Logger: o.Logger, Journal: s.journal, Work: &s.work, Cancel: s.cancel, Redactor: redactor,
@@ -48,10 +49,10 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 		},
 		Defaults:     view.Defaults{ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout},
 		CallBound:    o.CallTimeout + o.StopGrace + time.Second,
-		Sessions:     s.sessionDeps(ctx, redactor),
+		Sessions:     s.sessionDeps(ctx, redactor, secrets),
 		Intake:       intakeDeps,
 		DisableWatch: o.DisableWatch,
-		Secrets:      o.Secrets,
+		Secrets:      secrets,
 	}
 	if o.CacheDir != "-" {
 		s.cache, d.Cached = catcache.Open(o.CacheDir, o.cacheEntryBytes, catcache.MaxTotalBytes, o.Logger)
@@ -66,8 +67,9 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 }
 
 // sessionDeps are what every session uses; ctx is the parent of their
-// lifelines, base the redactor of what is secret for every server.
-func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *session.Deps {
+// lifelines, base the redactor of secrets, what is secret for every
+// server.
+func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor, secrets []string) *session.Deps {
 	o := s.opts
 	return &session.Deps{
 		Clock: o.Clock, Logger: o.Logger, Work: &s.work, Context: ctx,
@@ -75,7 +77,8 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *se
 			Handlers: relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
 			Journal:  s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
-		Redactor: func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
+		Redactor:        func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
+		CatalogRedactor: catalogRedactors(secrets),
 		Environ: func(spec messages.ServerSpec) ([]string, error) {
 			return callEnviron(func() []string { return environFor(o, spec) })
 		},
@@ -207,6 +210,23 @@ func redactorFor(base *redact.Redactor, spec messages.ServerSpec) *redact.Redact
 		return base // shared: building a matcher per session costs tens of KiB
 	}
 	return base.With(own...)
+}
+
+// catalogRedactors returns the redactor of each spec's listed catalogs:
+// its secrets and secrets, those of at least catcache.MinSecretBytes (the
+// cache's own bound, so that what a session shows is what may be cached).
+func catalogRedactors(secrets []string) func(spec messages.ServerSpec) *redact.Redactor {
+	long := func(vals []string) []string {
+		return slices.DeleteFunc(vals, func(v string) bool { return len(v) < catcache.MinSecretBytes })
+	}
+	base := redact.New(long(slices.Clone(secrets))...)
+	return func(spec messages.ServerSpec) *redact.Redactor {
+		own := long(config.SecretsOf(spec))
+		if len(own) == 0 {
+			return base
+		}
+		return base.With(own...)
+	}
 }
 
 // environFor is the environment a stdio server for spec starts with,

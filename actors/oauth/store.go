@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
 // Record is what is stored for one server and resource: the token and
@@ -114,8 +116,9 @@ func (s Store) path(server, resource string) string {
 	return filepath.Join(s.Dir, safe+"-"+hex.EncodeToString(sum[:6])+".json")
 }
 
-// Load reads the record of a server and resource. A file that others can
-// read or write is refused, with what to do about it.
+// Load reads the record of a server and resource. A file that another
+// user owns or can read or write, or whose directory they can write, is
+// refused, with what to do about it.
 func (s Store) Load(server, resource string) (*Record, error) {
 	return s.read(s.path(server, resource))
 }
@@ -133,8 +136,8 @@ func (s Store) read(path string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token store: %w", err)
 	}
-	if mode := info.Mode().Perm(); mode&0o077 != 0 {
-		return nil, fmt.Errorf("token file %s has mode %04o, which others can read: refused; run `chmod 600 %s` or `mcpvisor auth login` again", path, mode, path)
+	if err := ondisk.CheckFile(path, info, ondisk.NotReadable); err != nil {
+		return nil, fmt.Errorf("token file %w, or `mcpvisor auth login` again", err)
 	}
 	var r Record
 	if err := json.NewDecoder(f).Decode(&r); err != nil {

@@ -8,6 +8,11 @@
 // writers serialised on a lock file, and a store other users can write
 // (the input store: read) is refused.
 //
+// CheckFile and CheckDir are the one ownership check of every file
+// mcpvisor reads back (these stores, the API token, the OAuth tokens,
+// the catalog cache): the file and its directory must be the user's, and
+// closed to other users' writes (a file holding secrets: reads too).
+//
 // The Supervisor reads them on its config actor's read goroutine; the CLI
 // (mcpvisor trust, input, check) reads and writes them directly.
 //

@@ -28,12 +28,8 @@ func ReadInputs(path string) (config.InputStore, error) {
 	case fc.ReadErr != nil:
 		return config.InputStore{}, fc.ReadErr
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return config.InputStore{}, err
-	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return config.InputStore{}, fmt.Errorf("input store %s is open to other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+	if err := CheckFile(path, nil, NotReadable); err != nil {
+		return config.InputStore{}, fmt.Errorf("input store %w", err)
 	}
 	store, err := config.ParseInputStore(fc.Data)
 	if err != nil {

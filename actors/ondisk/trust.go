@@ -17,8 +17,9 @@ import (
 // new one, never half of one. Writers serialise on a lock file next to it.
 
 // ReadApprovals reads the trust store at path. A store that does not exist
-// approves nothing and is not an error. One that is writable by other
-// users is refused: whoever can write it can approve any file.
+// approves nothing and is not an error. One that another user owns or
+// can write (or whose directory they can) is refused: whoever can write
+// it can approve any file.
 func ReadApprovals(path string) (config.Approvals, error) {
 	fc := readConfigFile(path)
 	switch {
@@ -27,12 +28,8 @@ func ReadApprovals(path string) (config.Approvals, error) {
 	case fc.ReadErr != nil:
 		return config.Approvals{}, fc.ReadErr
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return config.Approvals{}, err
-	}
-	if info.Mode().Perm()&0o022 != 0 {
-		return config.Approvals{}, fmt.Errorf("%s is writable by other users (mode %04o): run chmod 600 %s", path, info.Mode().Perm(), path)
+	if err := CheckFile(path, nil, NotWritable); err != nil {
+		return config.Approvals{}, fmt.Errorf("trust store %w", err)
 	}
 	return config.ParseApprovals(fc.Data)
 }

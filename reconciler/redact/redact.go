@@ -135,6 +135,29 @@ func (r *Redactor) RedactCut(text string, limit int) string {
 	return boundTo(b.String(), limit)
 }
 
+// RedactAll is Redact without the bound, for text that other rules bound
+// already (a catalog item's description may hold 64 KiB): every secret
+// replaced by Mark, nothing cut. Text without secrets is returned as is.
+func (r *Redactor) RedactAll(text string) string {
+	if r == nil || r.m == nil {
+		return text
+	}
+	var buf [8]span
+	spans := r.m.find(text, buf[:0])
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	prev := 0
+	for _, sp := range spans {
+		b.WriteString(text[prev:sp.start])
+		b.WriteString(Mark)
+		prev = sp.end
+	}
+	b.WriteString(text[prev:])
+	return b.String()
+}
+
 // boundTo cuts s to limit bytes, marking the cut.
 func boundTo(s string, limit int) string {
 	if len(s) <= limit {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/reconciler/redact"
@@ -37,6 +39,9 @@ type Cache struct {
 	dir             string
 	maxEntry, total int
 	log             *zap.Logger
+	// key seals the entries (seal.go); nil until the directory has been
+	// found to be the user's and its key read or made.
+	key []byte
 
 	mu      sync.Mutex
 	pending map[string]cacheOp // by file: the newest write or removal
@@ -53,7 +58,8 @@ type Cache struct {
 type cacheOp struct {
 	entry *cacheEntry
 	// secrets finds what must never be cached: the server's env and
-	// header values, URL credentials, mcpvisor's own tokens.
+	// header values, URL credentials, mcpvisor's own tokens and the values
+	// of the environment it inherited.
 	secrets *redact.Redactor
 }
 
@@ -84,6 +90,10 @@ func (c *Cache) load() []reconciler.CachedCatalog {
 		}
 		return out
 	}
+	if err := c.useDir(); err != nil {
+		c.log.Warn("catalog cache refused; starting without it", zap.Error(err))
+		return out
+	}
 	type found struct {
 		name string
 		info fs.FileInfo
@@ -111,7 +121,7 @@ func (c *Cache) load() []reconciler.CachedCatalog {
 			_ = os.Remove(filepath.Join(c.dir, f.name))
 			continue
 		}
-		e, err := readEntry(c.dir, f.name)
+		e, err := c.readEntry(f.name)
 		if err != nil {
 			c.log.Warn("catalog cache entry ignored", zap.String("file", f.name), zap.Error(err))
 			continue
@@ -125,7 +135,8 @@ func (c *Cache) load() []reconciler.CachedCatalog {
 }
 
 // Store queues a write of what a session of spec listed, unless it holds
-// one of spec's secrets or of own (mcpvisor's tokens).
+// one of spec's secrets or of own (mcpvisor's tokens, the values of its
+// inherited environment).
 func (c *Cache) Store(spec messages.ServerSpec, entry reconciler.CachedCatalog, own []string) {
 	c.queue(cacheFile(entry.Server, entry.Source), cacheOp{entry: entryOf(entry), secrets: cacheSecrets(spec, own)})
 }
@@ -183,6 +194,14 @@ func (c *Cache) apply(file string, op cacheOp) {
 		return
 	}
 	data, err := json.Marshal(op.entry)
+	if err == nil && op.secrets.Contains(string(data)) {
+		c.log.Warn("catalog holds a value of the server's config (env, header, URL), of mcpvisor's environment or a token; not cached", zap.String("server", op.entry.Server))
+		c.drop(file)
+		return
+	}
+	if err == nil {
+		data, err = c.seal(data)
+	}
 	switch {
 	case err != nil:
 		c.log.Warn("catalog not cached", zap.String("server", op.entry.Server), zap.Error(err))
@@ -190,10 +209,6 @@ func (c *Cache) apply(file string, op cacheOp) {
 		return
 	case len(data) > c.maxEntry:
 		c.log.Debug("catalog too large to cache", zap.String("server", op.entry.Server), zap.Int("bytes", len(data)), zap.Int("bound", c.maxEntry))
-		c.drop(file)
-		return
-	case op.secrets.Contains(string(data)):
-		c.log.Warn("catalog holds a value of the server's config (env, header, URL) or a token; not cached", zap.String("server", op.entry.Server))
 		c.drop(file)
 		return
 	}
@@ -232,12 +247,39 @@ func (c *Cache) evictFor(file string, size int) {
 	}
 }
 
+// useDir checks that the cache directory is the user's alone and reads
+// (or makes) the key that seals its entries. Until it succeeds nothing
+// is read from the directory or written to it.
+func (c *Cache) useDir() error {
+	if c.key != nil {
+		return nil
+	}
+	if err := ondisk.CheckDir(c.dir); err != nil {
+		return fmt.Errorf("catalog cache %w", err)
+	}
+	key, err := readOrCreateKey(c.dir)
+	if err != nil {
+		return err
+	}
+	c.key = key
+	return nil
+}
+
+// seal is the file that holds data: the entry sealed with the user's
+// key, the directory made (0700) and checked first.
+func (c *Cache) seal(data []byte) ([]byte, error) {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := c.useDir(); err != nil {
+		return nil, err
+	}
+	return seal(c.key, data), nil
+}
+
 // write replaces file with data atomically: a temporary file (0600) in
 // the same directory, renamed over it.
 func (c *Cache) write(file string, data []byte) error {
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
-		return err
-	}
 	tmp, err := os.CreateTemp(c.dir, ".catalog-*.tmp")
 	if err != nil {
 		return err

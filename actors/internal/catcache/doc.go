@@ -17,6 +17,13 @@
 // cannot be read, is not JSON, is of another version or lies about the
 // server it is for is ignored with a warning.
 //
+// The cache trusts only its owner: a directory another user owns or can
+// write is neither read nor written (a warning names it and the fix),
+// an entry file another user owns is ignored, and every entry is sealed
+// with an HMAC under a random key only the user can read (seal.go), so
+// an entry nobody sealed with that key is ignored however well it is
+// named and keyed.
+//
 // Which entry is shown for which server, when a live catalog replaces
 // it, and when an entry is written or dropped are the fleet's rules
 // (reconciler/fleet_cache.go): this package only reads, writes and

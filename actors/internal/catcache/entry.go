@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
@@ -17,7 +19,8 @@ import (
 )
 
 // cacheVersion is the entry format; entries of another are ignored.
-const cacheVersion = 1
+// Version 2 entries are sealed (seal.go).
+const cacheVersion = 2
 
 // cacheSubdir is the cache's directory under Options.CacheDir.
 const cacheSubdir = "catalogs"
@@ -66,16 +69,16 @@ func cacheFile(server, source string) string {
 	return strings.TrimLeft(b.String(), ".") + "-" + hex.EncodeToString(sum[:8]) + ".json"
 }
 
-// minCacheSecretBytes is the shortest config value that keeps a catalog
-// holding it out of the cache: shorter ones ("true", "debug") are words
-// any description may hold.
-const minCacheSecretBytes = 8
+// MinSecretBytes is the shortest secret that keeps a catalog holding it
+// out of the cache (and that a listed catalog is redacted of): shorter
+// ones ("true", "debug") are words any description or schema may hold.
+const MinSecretBytes = 8
 
 // cacheSecrets finds what no cache entry may hold: the spec's env and
 // header values, URL credentials and literal credentials (at least
-// minCacheSecretBytes), and mcpvisor's own tokens.
+// MinSecretBytes), and mcpvisor's own tokens.
 func cacheSecrets(spec messages.ServerSpec, own []string) *redact.Redactor {
-	secrets := slices.DeleteFunc(append(config.SecretsOf(spec), own...), func(s string) bool { return len(s) < minCacheSecretBytes })
+	secrets := slices.DeleteFunc(append(config.SecretsOf(spec), own...), func(s string) bool { return len(s) < MinSecretBytes })
 	return redact.New(secrets...)
 }
 
@@ -83,9 +86,27 @@ func cacheSecrets(spec messages.ServerSpec, own []string) *redact.Redactor {
 // this version for the server its name says.
 var errForeignEntry = errors.New("not a catalog cache entry of this version")
 
-// readEntry reads the entry file name of dir.
-func readEntry(dir, name string) (*cacheEntry, error) {
-	data, err := os.ReadFile(filepath.Join(dir, name))
+// readEntry reads the entry file name of the cache: one the user owns
+// and others cannot write (ondisk.CheckFile), sealed with their key.
+func (c *Cache) readEntry(name string) (*cacheEntry, error) {
+	path := filepath.Join(c.dir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := ondisk.CheckFile(path, info, ondisk.NotWritable); err != nil {
+		return nil, err
+	}
+	file, err := io.ReadAll(io.LimitReader(f, int64(c.maxEntry)+1))
+	if err != nil {
+		return nil, err
+	}
+	data, err := unseal(c.key, file)
 	if err != nil {
 		return nil, err
 	}

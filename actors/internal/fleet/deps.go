@@ -47,8 +47,9 @@ type Deps struct {
 	DisableWatch bool
 
 	// Cache is the catalog cache's writer (nil: the cache is off), Cached
-	// what it held at start, and Secrets mcpvisor's own tokens, which no
-	// cached catalog may hold.
+	// what it held at start, and Secrets the values no cached catalog may
+	// hold beyond each server's own: mcpvisor's tokens and the values of
+	// the environment it inherited.
 	Cache   *catcache.Cache
 	Cached  []reconciler.CachedCatalog
 	Secrets []string

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // sessionActor owns one live MCP client session: the process or HTTP
@@ -37,6 +38,9 @@ type sessionActor struct {
 	// redactor knows this server's secrets, and learns the tokens the
 	// session obtains.
 	redactor *sessionRedactor
+	// catalogRedactor removes the secrets a listed catalog may not show
+	// (Deps.CatalogRedactor); nil redacts nothing.
+	catalogRedactor *redact.Redactor
 	// oauth authorizes a remote session's requests; nil for stdio servers
 	// and for servers with an Authorization header of their own.
 	oauth *oauth.Handler
@@ -107,6 +111,8 @@ func newProps(deps *Deps, spec messages.ServerSpec, id uint64, handle *Handle) *
 			log:      deps.Logger.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls:    make(chan struct{}, deps.MaxCalls),
 			redactor: newSessionRedactor(deps.Redactor(spec)),
+
+			catalogRedactor: deps.catalogRedactor(spec),
 		}
 	})
 }

@@ -48,8 +48,8 @@ type Catalog struct {
 
 // listCatalog lists the kinds asked for that the server advertises (tools
 // are always listed, as they always were; a kind not advertised is empty),
-// each bounded by listPaged.
-func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kinds Kinds) (Catalog, error) {
+// each bounded by listPaged, its text redacted by r (catalog_redact.go).
+func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kinds Kinds, r *redact.Redactor) (Catalog, error) {
 	caps := &mcp.ServerCapabilities{}
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
 		caps = r.Capabilities
@@ -83,7 +83,7 @@ func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kind
 			}
 		}
 	}
-	return out, nil
+	return redactCatalog(out, r), nil
 }
 
 func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *Catalog) ([]messages.Prompt, error) {

@@ -33,6 +33,10 @@ type Deps struct {
 	// Redactor is the redactor for everything secret about a spec (its
 	// own secrets and the inherited environment's).
 	Redactor func(spec messages.ServerSpec) *redact.Redactor
+	// CatalogRedactor is the redactor of a spec's listed catalogs: the
+	// same secrets but for the short ones, which ordinary catalog text
+	// holds ("true" in every schema). Nil redacts nothing.
+	CatalogRedactor func(spec messages.ServerSpec) *redact.Redactor
 	// Environ is the environment a stdio server of spec starts with,
 	// before its own env; BaseEnviron the embedder's own (a headersHelper
 	// runs in it). Either fails if the embedder's function panicked.
@@ -75,4 +79,11 @@ func (d *Deps) relayDeps() relay.Deps {
 	r := d.Relay
 	r.Clock, r.Work = d.Clock, d.Work
 	return r
+}
+
+func (d *Deps) catalogRedactor(spec messages.ServerSpec) *redact.Redactor {
+	if d.CatalogRedactor == nil {
+		return nil
+	}
+	return d.CatalogRedactor(spec)
 }

@@ -119,7 +119,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 	cs, err := transport.ConnectDetecting(dctx, client, cn, s.deps.Tracing.transports(cn, s.relay.OrderedTransport))
 	var cat Catalog
 	if err == nil {
-		cat, err = listCatalog(dctx, s.spec.Name, cs, KindAll)
+		cat, err = listCatalog(dctx, s.spec.Name, cs, KindAll, s.catalogRedactor)
 	}
 	fired := !timer.Stop()
 	if err == nil && !fired {

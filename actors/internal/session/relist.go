@@ -142,14 +142,14 @@ func (s *sessionActor) relistIfDue(c actor.Context, k Kinds) {
 // timeout; it ends by sending catalogListed.
 func (s *sessionActor) startRelist(self *actor.PID, root *actor.RootContext, k Kinds, n uint64) {
 	cs, stop := s.cs, s.ctx
-	timeout, clock, server := s.deps.ListTimeout, s.deps.Clock, s.spec.Name
+	timeout, clock, server, red := s.deps.ListTimeout, s.deps.Clock, s.spec.Name, s.catalogRedactor
 	s.deps.Work.Add(1)
 	go func() {
 		defer s.deps.Work.Done()
 		ctx, cancel := context.WithCancel(stop)
 		defer cancel()
 		timer := clock.AfterFunc(timeout, cancel, "session", "list")
-		cat, err := listCatalog(ctx, server, cs, k)
+		cat, err := listCatalog(ctx, server, cs, k, red)
 		if !timer.Stop() && err != nil && stop.Err() == nil {
 			err = fmt.Errorf("%s: no complete answer within %s (list timeout): %w", kindMethod(k), timeout, err)
 		}

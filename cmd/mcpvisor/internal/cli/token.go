@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
 // tokenBytes is the size of a generated token before encoding.
@@ -78,7 +80,8 @@ func clientToken(file string, lookup func(string) (string, bool)) (string, error
 }
 
 // readTokenFile reads a token file. Like ssh with a private key, it
-// refuses a file that its group or others may read. Surrounding white
+// refuses a file that another user owns, or that its group or others may
+// read or write, or whose directory they may write. Surrounding white
 // space (the newline an editor adds) is not part of the token.
 func readTokenFile(path string) (string, error) {
 	f, err := os.Open(path)
@@ -90,9 +93,10 @@ func readTokenFile(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("token file: %w", err)
 	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("token file %s is accessible by others (mode %04o): anyone who can read it can call every tool; "+
-			"run chmod 600 %s", path, perm, path)
+	// Anyone who can read it can call every tool; anyone who can write
+	// it (or its directory) can make the CLI send the token they chose.
+	if err := ondisk.CheckFile(path, st, ondisk.NotReadable); err != nil {
+		return "", fmt.Errorf("token file %w", err)
 	}
 	b := make([]byte, 4096)
 	n, err := f.Read(b)

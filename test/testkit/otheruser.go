@@ -1,0 +1,76 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"os/user"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// OtherUser is a second local user, for tests of what another user on
+// the machine can do to the test's user: nobody, which only root can act
+// as. Such a test means nothing as one user, so it fails (loudly, never
+// skipped) when the test does not run as root.
+type OtherUser struct {
+	Name     string
+	UID, GID int
+}
+
+// Stranger is the other user (nobody); it fails the test unless it runs
+// as root.
+func Stranger(t testing.TB) OtherUser {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatalf("this test acts as another local user and must run as root (it runs as uid %d)", os.Geteuid())
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatalf("running as root, but no user nobody to be the other user: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return OtherUser{Name: "nobody", UID: uid, GID: gid}
+}
+
+// Chown gives paths to the other user.
+func (u OtherUser) Chown(t testing.TB, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.Chown(p, u.UID, u.GID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WriteFile writes data to path as the other user (a process running as
+// them), as an attacker would: the file is theirs, made with their
+// rights.
+func (u OtherUser) WriteFile(ctx context.Context, t testing.TB, path string, data []byte) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", `umask 022 && cat > "$1"`, "sh", path)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("write %s as %s: %v: %s", path, u.Name, err, out)
+	}
+}
+
+// SharedDir is a new directory every user can reach and write, sticky
+// as /tmp is (mode 1777), removed after the test: where the other user
+// plants files. (t.TempDir is the test user's alone: 0700.)
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpvisor-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
