@@ -76,6 +76,12 @@ type Options struct {
 	Honourable  func() *mcp.ClientCapabilities
 	Logging     func(ctx context.Context, server string, params *mcp.LoggingMessageParams)
 	LogLevel    string // the first SetLogLevel
+	// ServerRequestBurst and ServerRequestEvery bound each server's
+	// sampling and elicitation requests: a burst, then one per interval
+	// (zero: 5 and 1 s; a negative burst: no bound). A request outside
+	// any call is refused unless the server's allowUnsolicitedRequests.
+	ServerRequestBurst int
+	ServerRequestEvery time.Duration
 
 	TracerProvider trace.TracerProvider // traces upstream requests and connects; nil: nothing
 }

@@ -72,8 +72,9 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor) *se
 	return &session.Deps{
 		Clock: o.Clock, Logger: o.Logger, Work: &s.work, Context: ctx,
 		Relay: relay.Deps{
-			Handlers: relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
-			Journal:  s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
+			Handlers:  relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
+			Admission: relay.NewAdmission(relay.Limits{Burst: o.ServerRequestBurst, Every: o.ServerRequestEvery}, o.Clock),
+			Journal:   s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
 		Redactor: func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
 		Environ: func(spec messages.ServerSpec) ([]string, error) {
