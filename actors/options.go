@@ -59,6 +59,7 @@ type Options struct {
 	Autostart         messages.Autostart // for entries that set none: eager or lazy
 	MaxConnects       int                // concurrent connects (negative ConnectGrace: all count)
 	ConnectGrace      time.Duration
+	MaxLazyStarts     int // lazy servers starting at once (0: 4; negative: no bound); the rest wait their turn
 	MaxCallsPerServer int
 	Backoff           reconciler.Backoff
 	CrashLoop         reconciler.CrashLoop
@@ -85,6 +86,11 @@ type Options struct {
 
 	TracerProvider trace.TracerProvider // traces upstream requests and connects; nil: nothing
 }
+
+// DefaultMaxLazyStarts is how many lazy servers start at once unless
+// Options.MaxLazyStarts says otherwise: one caller's requests could
+// otherwise start every lazy server of the config together.
+const DefaultMaxLazyStarts = 4
 
 func (o Options) withDefaults() Options {
 	if o.OAuthDir == "" {
@@ -132,6 +138,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectGrace == 0 {
 		o.ConnectGrace = 20 * time.Millisecond
+	}
+	if o.MaxLazyStarts == 0 {
+		o.MaxLazyStarts = DefaultMaxLazyStarts
 	}
 	if o.MaxCallsPerServer <= 0 {
 		o.MaxCallsPerServer = 64

@@ -44,7 +44,7 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 		Clock: o.Clock, Logger: o.Logger, Journal: s.journal, Work: &s.work, Cancel: s.cancel, Redactor: redactor,
 		Policy: reconciler.FleetOptions{
 			Backoff: o.Backoff, CrashLoop: o.CrashLoop, MaxConnects: o.MaxConnects, ConnectGrace: max(0, o.ConnectGrace),
-			ConfigPaths: intakeDeps.Paths, Autostart: o.Autostart,
+			ConfigPaths: intakeDeps.Paths, Autostart: o.Autostart, MaxLazyStarts: o.MaxLazyStarts,
 		},
 		Defaults:     view.Defaults{ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout},
 		CallBound:    o.CallTimeout + o.StopGrace + time.Second,
