@@ -105,21 +105,22 @@ func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*
 	return res, nil
 }
 
-// admit decides whether a request of the server's (method) goes on: one
-// outside any call only if its config allows it, and any only within
-// its limits (admission.go).
+// admit decides whether a request of the server's (method) goes on: any
+// only within its limits (admission.go), and one outside any call only if
+// its config allows it. The limit comes first, so that a flood of
+// requests outside calls logs no more than the rate lets through.
 func (r *Relay) admit(inCall bool, method string) error {
-	if !inCall && !r.unsolicitedOK() {
-		if r.deps.Logger != nil {
-			r.deps.Logger.Warn("server request refused: outside any call", "server", r.server, "method", method)
-		}
-		return unsolicited(r.server, method)
-	}
 	if err := r.deps.Admission.take(r.server, method); err != nil {
 		if r.deps.Logger != nil {
 			r.deps.Logger.Debug("server request refused: rate limit", "server", r.server, "method", method)
 		}
 		return err
+	}
+	if !inCall && !r.unsolicitedOK() {
+		if r.deps.Logger != nil {
+			r.deps.Logger.Warn("server request refused: outside any call", "server", r.server, "method", method)
+		}
+		return unsolicited(r.server, method)
 	}
 	return nil
 }
