@@ -64,6 +64,7 @@ type Options struct {
 	Autostart         messages.Autostart // for entries that set none: eager or lazy
 	MaxConnects       int                // concurrent connects (negative ConnectGrace: all count)
 	ConnectGrace      time.Duration
+	MaxLazyStarts     int // lazy servers starting at once (0: 4; negative: no bound); the rest wait their turn
 	MaxCallsPerServer int
 	Backoff           reconciler.Backoff
 	CrashLoop         reconciler.CrashLoop
@@ -81,9 +82,20 @@ type Options struct {
 	Honourable  func() *mcp.ClientCapabilities
 	Logging     func(ctx context.Context, server string, params *mcp.LoggingMessageParams)
 	LogLevel    string // the first SetLogLevel
+	// ServerRequestBurst and ServerRequestEvery bound each server's
+	// sampling and elicitation requests: a burst, then one per interval
+	// (zero: 5 and 1 s; a negative burst: no bound). A request outside
+	// any call is refused unless the server's allowUnsolicitedRequests.
+	ServerRequestBurst int
+	ServerRequestEvery time.Duration
 
 	TracerProvider trace.TracerProvider // traces upstream requests and connects; nil: nothing
 }
+
+// DefaultMaxLazyStarts is how many lazy servers start at once unless
+// Options.MaxLazyStarts says otherwise: one caller's requests could
+// otherwise start every lazy server of the config together.
+const DefaultMaxLazyStarts = 4
 
 func (o Options) withDefaults() Options {
 	if o.OAuthDir == "" {
@@ -134,6 +146,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectGrace == 0 {
 		o.ConnectGrace = 20 * time.Millisecond
+	}
+	if o.MaxLazyStarts == 0 {
+		o.MaxLazyStarts = DefaultMaxLazyStarts
 	}
 	if o.MaxCallsPerServer <= 0 {
 		o.MaxCallsPerServer = 64

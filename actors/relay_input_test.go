@@ -50,8 +50,9 @@ func TestRelay_InputRequestsOfALibraryCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ask, ok := res.InputRequests["elicit"].(*mcp.ElicitParams); !ok || ask.Message != "colour?" {
-		t.Fatalf("passed through: %+v, want the server's elicitation", res)
+	// Passed through as the server sent it, but naming the server (G1).
+	if ask, ok := res.InputRequests["elicit"].(*mcp.ElicitParams); !ok || ask.Message != "[server up] colour?" || ask.Meta["io.mcpvisor/server"] != "up" {
+		t.Fatalf("passed through: %+v, want the server's elicitation, attributed", res)
 	}
 	answers := mcp.InputResponseMap{"elicit": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "mine"}}}
 	res, err = sup.CallTool(ctx, "up__elicit", args, actors.WithInputPassThrough(answers, res.RequestState))

@@ -45,7 +45,7 @@ func (s *Supervisor) fleetDeps(inherited []string) *fleet.Deps {
 		Clock: o.Clock, Logger: o.Logger, Journal: s.journal, Work: &s.work, Cancel: s.cancel, Redactor: redactor,
 		Policy: reconciler.FleetOptions{
 			Backoff: o.Backoff, CrashLoop: o.CrashLoop, MaxConnects: o.MaxConnects, ConnectGrace: max(0, o.ConnectGrace),
-			ConfigPaths: intakeDeps.Paths, Autostart: o.Autostart,
+			ConfigPaths: intakeDeps.Paths, Autostart: o.Autostart, MaxLazyStarts: o.MaxLazyStarts,
 		},
 		Defaults:     view.Defaults{ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout},
 		CallBound:    o.CallTimeout + o.StopGrace + time.Second,
@@ -74,8 +74,9 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor, sec
 	return &session.Deps{
 		Clock: o.Clock, Logger: o.Logger, Work: &s.work, Context: ctx,
 		Relay: relay.Deps{
-			Handlers: relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
-			Journal:  s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
+			Handlers:  relay.Handlers{Sampling: o.Sampling, Elicitation: o.Elicitation, Honourable: o.Honourable, Logging: o.Logging},
+			Admission: relay.NewAdmission(relay.Limits{Burst: o.ServerRequestBurst, Every: o.ServerRequestEvery}, o.Clock),
+			Journal:   s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
 		Redactor:        func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
 		CatalogRedactor: catalogRedactors(secrets),

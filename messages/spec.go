@@ -107,6 +107,10 @@ type ServerSpec struct {
 	// with (and advertises the roots capability for); a change is
 	// announced to the running server with notifications/roots/list_changed.
 	Roots []string `json:"roots,omitempty"`
+	// AllowUnsolicitedRequests lets the server send sampling and
+	// elicitation requests outside any call to it (right after
+	// initialize, say); off, they are refused. Applies live.
+	AllowUnsolicitedRequests bool `json:"allowUnsolicitedRequests,omitempty"`
 	// OAuth configures how a remote server's OAuth authorization is
 	// obtained; nil means the defaults (the authorization-code grant with
 	// dynamic client registration, when the server asks for it).

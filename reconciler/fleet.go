@@ -74,6 +74,10 @@ type Fleet struct {
 	inFlight     map[uint64]*fleetSession
 	sampling     bool
 	quietSamples uint
+	// lazyStarting counts the lazy servers' sessions between spawn and
+	// their first report (FleetOptions.MaxLazyStarts); the servers that
+	// wait for one of those slots wait in queue too.
+	lazyStarting int
 
 	resyncs []*pendingResync
 	// change is the plan of the desired state applied last, for the resync
@@ -113,6 +117,12 @@ type FleetOptions struct {
 	// that finds its processes idle frees it (fleet_connects.go); zero
 	// means every connect holds its slot until it ends.
 	ConnectGrace time.Duration
+	// MaxLazyStarts bounds how many lazy servers start at once, whatever
+	// their processes do meanwhile (a connect slot of MaxConnects can be
+	// left by an idle one); zero or less means no bound. A request could
+	// otherwise start every lazy server of the config at once: one token
+	// holder, many processes. The starts past it wait their turn, pending.
+	MaxLazyStarts int
 	// ConfigPaths are the config files in their order, which decides
 	// who owns a resource URI two servers claim.
 	ConfigPaths []string
@@ -185,6 +195,7 @@ type fleetSession struct {
 	transport  messages.Transport
 	reason     string // why it was started, for its ready event
 	connecting bool   // holds a connect slot
+	lazySlot   bool   // holds a lazy start slot (MaxLazyStarts)
 	waiting    bool   // connecting, but left its slot: its processes were idle
 	spawned    time.Time
 	ready      bool

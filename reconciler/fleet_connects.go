@@ -93,10 +93,12 @@ func (f *Fleet) requestSample() {
 	f.effect(SampleConnects{Delay: f.opts.ConnectGrace << f.quietSamples})
 }
 
-// queued reports whether a server waits for a connect slot.
+// queued reports whether a server waits for a connect slot (not only
+// for a lazy start slot, which no sample frees).
 func (f *Fleet) queued() bool {
+	lazyFull := f.opts.MaxLazyStarts > 0 && f.lazyStarting >= f.opts.MaxLazyStarts
 	for _, name := range f.queue {
-		if s := f.servers[name]; s != nil && s.state == messages.StatePending {
+		if s := f.servers[name]; s != nil && s.state == messages.StatePending && !(lazyFull && f.lazy(s)) {
 			return true
 		}
 	}

@@ -16,6 +16,8 @@ import (
 //	situation                                   action
 //	desired, new or changed                     idle (a changed spec's catalog is stale until listed again)
 //	idle, a use arrives (ServerWanted)          start; the use waits and is granted once ready
+//	  MaxLazyStarts lazy servers starting       pending: it starts when one of their starts ends
+//	                                            (fleet_session.go); the use waits on
 //	idle, its catalog unknown (neither listed    start to list it; stop once listed, back to idle
 //	for its spec nor cached)
 //	ready, the last use released                arm the idle timer (idleTimeout; none: keep running)

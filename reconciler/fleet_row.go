@@ -52,10 +52,11 @@ type Row struct {
 	Named bool
 	// CallTimeout is the server's own call timeout; zero means the default.
 	CallTimeout time.Duration
-	// ResetTimeoutOnProgress and Roots are the server's live relay
-	// settings (see messages.ServerSpec).
-	ResetTimeoutOnProgress bool
-	Roots                  []string
+	// ResetTimeoutOnProgress, Roots and AllowUnsolicitedRequests are the
+	// server's live relay settings (see messages.ServerSpec).
+	ResetTimeoutOnProgress   bool
+	Roots                    []string
+	AllowUnsolicitedRequests bool
 }
 
 // Row renders one server: a live server, else an invalid entry, else a
@@ -66,7 +67,8 @@ func (f *Fleet) Row(name string) (Row, bool) {
 			Name: name, Prefix: s.spec.Prefix, Transport: s.spec.Transport, State: s.state, Attempt: s.attempt,
 			Restarts: s.restarts, LastError: s.lastErr, Warning: s.warning(), NextRetry: s.nextRetry,
 			Since: s.since, Source: s.spec.Source, StderrTail: append([]string{}, s.stderrTail...),
-		}, CallTimeout: s.spec.CallTimeout, ResetTimeoutOnProgress: s.spec.ResetTimeoutOnProgress, Roots: s.spec.Roots, Named: true}
+		}, CallTimeout: s.spec.CallTimeout, ResetTimeoutOnProgress: s.spec.ResetTimeoutOnProgress, Roots: s.spec.Roots,
+			AllowUnsolicitedRequests: s.spec.AllowUnsolicitedRequests, Named: true}
 		if s.cur != nil {
 			row.Status.Session, row.Status.PID = s.cur.id, s.cur.pid
 			if s.cur.transport != "" {

@@ -28,7 +28,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of reconc
 //
 // Commands:
 //
-//	fleet connects=N grace=D backoff=D max=D jitter=F loop=N/D   the policy (first command only)
+//	fleet connects=N grace=D lazystarts=N backoff=D max=D jitter=F loop=N/D
+//	                                                     the policy (first command only)
 //	desired [gen=N] name=version[,option]...             a new desired state (options: disabled,
 //	                                                     never, allow=a+b, deny=a+b; or name=invalid)
 //	resync [dry] [name=version ...]                      a resync; with entries, the read found
@@ -161,6 +162,8 @@ func policy(t *testing.T, command string) reconciler.FleetOptions {
 			opts.MaxConnects = atoi(t, val)
 		case "grace":
 			opts.ConnectGrace = duration(t, val)
+		case "lazystarts":
+			opts.MaxLazyStarts = atoi(t, val)
 		case "backoff":
 			opts.Backoff.Initial = duration(t, val)
 		case "max":

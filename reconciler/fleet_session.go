@@ -12,15 +12,33 @@ import (
 func (f *Fleet) launch(s *fleetServer, reason string) {
 	f.cancelRetry(s)
 	s.toIdle = false // a stop to idle in progress is moot
-	if f.opts.MaxConnects > 0 && f.connecting >= f.opts.MaxConnects {
+	if !f.mayStart(s) {
 		if !slices.Contains(f.queue, s.spec.Name) {
 			f.queue = append(f.queue, s.spec.Name)
 		}
 		f.transition(s, messages.StatePending, reason, nil)
 		return
 	}
-	s.cur = f.spawn(s.spec)
+	f.start(s)
 	f.transition(s, messages.StateStarting, reason, nil)
+}
+
+// mayStart reports whether s can start now: a connect slot is free and,
+// for a lazy server, a lazy start slot too.
+func (f *Fleet) mayStart(s *fleetServer) bool {
+	if f.opts.MaxConnects > 0 && f.connecting >= f.opts.MaxConnects {
+		return false
+	}
+	return !f.lazy(s) || f.opts.MaxLazyStarts <= 0 || f.lazyStarting < f.opts.MaxLazyStarts
+}
+
+// start spawns s's session, in a lazy start slot if s is lazy.
+func (f *Fleet) start(s *fleetServer) {
+	s.cur = f.spawn(s.spec)
+	if f.lazy(s) {
+		s.cur.lazySlot = true
+		f.lazyStarting++
+	}
 }
 
 func (f *Fleet) spawn(spec messages.ServerSpec) *fleetSession {
@@ -41,6 +59,10 @@ func (f *Fleet) releaseSlot(ref *fleetSession) {
 	}
 	delete(f.inFlight, ref.id)
 	ref.waiting = false
+	if ref.lazySlot {
+		ref.lazySlot = false
+		f.lazyStarting--
+	}
 	if !ref.connecting {
 		return
 	}
@@ -48,16 +70,24 @@ func (f *Fleet) releaseSlot(ref *fleetSession) {
 	f.connecting--
 }
 
-// startQueued starts queued servers while connect slots are free.
+// startQueued starts queued servers, oldest first, while slots are
+// free: a lazy server that waits for a lazy start slot holds up no eager
+// one behind it.
 func (f *Fleet) startQueued() {
-	for len(f.queue) > 0 && (f.opts.MaxConnects <= 0 || f.connecting < f.opts.MaxConnects) {
-		name := f.queue[0]
-		f.queue = f.queue[1:]
-		if s := f.servers[name]; s != nil && s.state == messages.StatePending {
-			s.cur = f.spawn(s.spec)
-			f.transition(s, messages.StateStarting, "connect slot free", nil)
+	var still []string
+	for _, name := range f.queue {
+		s := f.servers[name]
+		if s == nil || s.state != messages.StatePending {
+			continue // removed, or started otherwise, meanwhile
 		}
+		if !f.mayStart(s) {
+			still = append(still, name)
+			continue
+		}
+		f.start(s)
+		f.transition(s, messages.StateStarting, "connect slot free", nil)
 	}
+	f.queue = still
 }
 
 // stopSession asks a session to stop gracefully. Its SessionStopped

@@ -103,7 +103,8 @@
 // notification to that client under its own token (relay.go). A Relay,
 // installed in the Supervisor's options before it starts and bound to the
 // gateway after, answers the fleet's sampling and elicitation requests by
-// asking the calling client (else the only client; else it refuses),
+// asking the calling client (else, for a server allowed requests outside
+// a call, the only client; else it refuses),
 // answers roots with the roots of the only client that gave any (read on
 // its initialized and roots/list_changed, relay_roots.go), and relays log
 // messages to the calling client or to all, each at its own

@@ -23,8 +23,11 @@ import (
 // the Supervisor's options, then Bind the gateway.
 //
 // A request goes to the client whose call it came during (the session's
-// call context carries the client, see actors.WithCaller), else to the
-// gateway's only client, else it is refused with an error saying why. A
+// call context carries the client, see actors.WithCaller), else (the
+// server's config allows requests outside a call: the session refuses
+// them otherwise) to the gateway's only client, else it is refused with
+// an error saying why. It arrives naming its server (in _meta, and at the
+// start of an elicitation's message) and within the server's rate. A
 // client that did not advertise the capability is never asked: the
 // server gets an error. Log messages go to the calling client when they
 // belong to a call, else to every client, each at the level it set.

@@ -93,8 +93,8 @@ func TestRelay_InputRequestsPassThroughToNewClients(t *testing.T) {
 		t.Fatalf("the first result needs no input: %+v", first)
 	}
 	ask, ok := first.InputRequests["elicit"].(*mcp.ElicitParams)
-	if !ok || ask.Message != "colour?" || len(first.InputRequests) != 1 {
-		t.Fatalf("input requests %+v, want the server's one elicitation", first.InputRequests)
+	if !ok || ask.Message != "[server demo] colour?" || ask.Meta["io.mcpvisor/server"] != "demo" || len(first.InputRequests) != 1 {
+		t.Fatalf("input requests %+v, want the server's one elicitation, attributed", first.InputRequests)
 	}
 	retry := &mcp.CallToolParams{
 		Name: "demo__elicit", Arguments: map[string]any{"message": "colour?"},

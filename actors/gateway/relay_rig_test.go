@@ -38,6 +38,18 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 	if mk == nil {
 		mk = func() *mcp.Server { return exampleserver.New(exampleserver.Options{Name: "example", TwoWay: true}) }
 	}
+	return startRelayRigDial(t, ctx, extra, func(messages.ServerSpec) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := mk().Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	})
+}
+
+// startRelayRigDial starts the rig with "demo" dialled by dial.
+func startRelayRigDial(t testing.TB, ctx context.Context, extra map[string]any, dial func(messages.ServerSpec) (mcp.Transport, error)) *relayRig {
+	t.Helper()
 	r := &relayRig{t: t, config: filepath.Join(t.TempDir(), "mcp.json")}
 	r.writeConfig(extra)
 	logger := zaptest.NewLogger(t)
@@ -46,14 +58,7 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 	}
 	opts := actors.Options{
 		ConfigPaths: []string{r.config}, DisableWatch: true, ProbeInterval: -1,
-		Clock: quartz.NewMock(t), Logger: logger,
-		Dial: func(messages.ServerSpec) (mcp.Transport, error) {
-			st, ct := mcp.NewInMemoryTransports()
-			if _, err := mk().Connect(context.Background(), st, nil); err != nil {
-				return nil, err
-			}
-			return ct, nil
-		},
+		Clock: quartz.NewMock(t), Logger: logger, Dial: dial,
 	}
 	relay := &gateway.Relay{}
 	relay.Install(&opts)

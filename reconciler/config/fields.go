@@ -34,6 +34,7 @@ const (
 	fieldResetOnProg    = "resetTimeoutOnProgress"
 	fieldRoots          = "roots"
 	fieldOAuth          = "oauth"
+	fieldUnsolicited    = "allowUnsolicitedRequests"
 )
 
 // serverFields is the one table of the fields of a server spec. Adding a
@@ -248,6 +249,16 @@ var serverFields = []serverField{
 			return (a.PrefixOverride == nil) == (b.PrefixOverride == nil) &&
 				(a.PrefixOverride == nil || *a.PrefixOverride == *b.PrefixOverride)
 		},
+	},
+
+	{
+		// Lets the server ask its client (sampling, elicitation) outside
+		// any call to it; applies to the running session at once.
+		key: fieldUnsolicited, spec: "AllowUnsolicitedRequests", reads: forAll, effect: EffectLive,
+		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
+			s.AllowUnsolicitedRequests = e.bool(v, fieldUnsolicited)
+		},
+		equal: func(a, b *messages.ServerSpec) bool { return a.AllowUnsolicitedRequests == b.AllowUnsolicitedRequests },
 	},
 
 	// Fields no entry sets: they are derived from where and how the entry

@@ -93,17 +93,18 @@ func (r *fleetActor) idleDue(c actor.Context, m *idleDue) {
 }
 
 // Use holds a lazy server for one request: it asks the fleet actor for
-// it, which starts it if it is idle, and waits (at most the server's
-// connect timeout, since a start takes that long at most) for the session
-// to send the request to. release ends the hold; call it exactly once,
-// after the request.
+// it, which starts it if it is idle, and waits for the session to send
+// the request to: at most the server's call timeout, or its connect
+// timeout if that is longer (a start takes that long at most, and one
+// past the fleet's MaxLazyStarts first waits its turn, pending). release
+// ends the hold; call it exactly once, after the request.
 func (t *Tree) Use(ctx context.Context, row *Row) (handle *session.Handle, release func(), err error) {
 	id := fmt.Sprintf("use-%d", t.uses.Add(1))
 	server := row.Status.Name
 	release = func() { t.sys.Root.Send(t.pids.Fleet, &releaseServer{id: id, server: server}) }
 	reply := make(chan useAnswer, 1)
 	t.sys.Root.Send(t.pids.Fleet, &useServer{id: id, server: server, reply: reply})
-	wait := row.ConnectTimeout
+	wait := max(row.ConnectTimeout, row.CallTimeout)
 	bound := t.deps.Clock.NewTimer(wait, "supervisor", "start-wait")
 	defer bound.Stop("supervisor", "start-wait")
 	select {
@@ -120,7 +121,7 @@ func (t *Tree) Use(ctx context.Context, row *Row) (handle *session.Handle, relea
 		return nil, nil, t.Err()
 	case <-bound.C:
 		release()
-		err := fmt.Errorf("%w: %q did not start within %s (connect timeout)", session.ErrNotReady, server, wait)
+		err := fmt.Errorf("%w: %q did not start within %s (the longer of its connect and call timeouts)", session.ErrNotReady, server, wait)
 		if now, ok := t.Snapshot().Row(server); ok && now.Status.LastError != "" {
 			err = fmt.Errorf("%w; last error: %s", err, now.Status.LastError)
 		}

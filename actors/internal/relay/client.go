@@ -76,24 +76,53 @@ func (r *Relay) ElicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// onSampling relays a sampling request, if admitted, naming its server.
 func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	ctx, _, done := r.callContext(reqCtx)
+	ctx, inCall, done := r.callContext(reqCtx)
 	defer done()
-	res, err := r.deps.Handlers.Sampling(ctx, r.server, req.Params)
+	if err := r.admit(inCall, "sampling/createMessage"); err != nil {
+		return nil, err
+	}
+	res, err := r.deps.Handlers.Sampling(ctx, r.server, attributedSampling(req.Params, r.server))
 	if err != nil {
 		return nil, fmt.Errorf("sampling for %q: %w", r.server, err)
 	}
 	return res, nil
 }
 
+// onElicitation relays an elicitation request, if admitted, naming its
+// server.
 func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	ctx, _, done := r.callContext(reqCtx)
+	ctx, inCall, done := r.callContext(reqCtx)
 	defer done()
-	res, err := r.deps.Handlers.Elicitation(ctx, r.server, req.Params)
+	if err := r.admit(inCall, "elicitation/create"); err != nil {
+		return nil, err
+	}
+	res, err := r.deps.Handlers.Elicitation(ctx, r.server, attributedElicit(req.Params, r.server))
 	if err != nil {
 		return nil, fmt.Errorf("elicitation for %q: %w", r.server, err)
 	}
 	return res, nil
+}
+
+// admit decides whether a request of the server's (method) goes on: any
+// only within its limits (admission.go), and one outside any call only if
+// its config allows it. The limit comes first, so that a flood of
+// requests outside calls logs no more than the rate lets through.
+func (r *Relay) admit(inCall bool, method string) error {
+	if err := r.deps.Admission.take(r.server, method); err != nil {
+		if r.deps.Logger != nil {
+			r.deps.Logger.Debug("server request refused: rate limit", "server", r.server, "method", method)
+		}
+		return err
+	}
+	if !inCall && !r.unsolicitedOK() {
+		if r.deps.Logger != nil {
+			r.deps.Logger.Warn("server request refused: outside any call", "server", r.server, "method", method)
+		}
+		return unsolicited(r.server, method)
+	}
+	return nil
 }
 
 // onLog publishes an upstream log message (rate-limited) and hands it to

@@ -15,15 +15,17 @@ import (
 
 // Deps are what a session's relay uses: the embedder's handlers, the
 // clock, the journal its log messages go to, the count of goroutines
-// Supervisor.Close waits for, the go-sdk client's logger, and the log
-// level asked of servers last.
+// Supervisor.Close waits for, the go-sdk client's logger, the log
+// level asked of servers last, and the Supervisor's Admission, which
+// bounds each server's requests (nil: no bound).
 type Deps struct {
-	Handlers Handlers
-	Clock    quartz.Clock
-	Journal  *journal.Journal
-	Work     *sync.WaitGroup
-	Logger   *slog.Logger
-	LogLevel func() string
+	Handlers  Handlers
+	Admission *Admission
+	Clock     quartz.Clock
+	Journal   *journal.Journal
+	Work      *sync.WaitGroup
+	Logger    *slog.Logger
+	LogLevel  func() string
 }
 
 // Handlers answer what servers ask of their client and take what they

@@ -5,7 +5,9 @@
 // server's requests for sampling, elicitation and roots (2025-11-25
 // requests on the connection, or 2026-07-28 input requests inside a
 // call's result) to the embedder's handlers, or back to a caller that
-// answers them itself. It also says which client capabilities a session
+// answers them itself: each names its server, and is admitted only within
+// a call (unless the server's config allows otherwise) and within the
+// server's rate (admission.go, attribution.go). It also says which client capabilities a session
 // advertises, and puts a call's progress token, log level and caller's
 // capabilities in its params.
 //

@@ -46,7 +46,7 @@ func (r *Relay) InputRequests(roots *RootsSync) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			if c, _ := ctx.Value(inCallKey{}).(*Call); c != nil && c.passInput {
-				return next(ctx, method, req)
+				return r.passInput(next(ctx, method, req))
 			}
 			shed := 0
 			for round := 1; ; round++ {
@@ -77,6 +77,26 @@ func (r *Relay) InputRequests(roots *RootsSync) mcp.Middleware {
 			}
 		}
 	}
+}
+
+// passInput is a result whose input requests go back to the caller (it
+// answers them itself): each is admitted (a call's own, but within the
+// server's limits) and names its server, as one mcpvisor answers would.
+func (r *Relay) passInput(res mcp.Result, err error) (mcp.Result, error) {
+	if err != nil {
+		return res, err
+	}
+	asks, _ := inputRequestsOf(res)
+	for _, ask := range asks {
+		if _, roots := ask.(*mcp.ListRootsParams); roots {
+			continue
+		}
+		if err := r.admit(true, "input request"); err != nil {
+			return nil, err
+		}
+	}
+	attributeInput(asks, r.server)
+	return res, nil
 }
 
 // inputRequestsOf is what a result asks of the client (nil: nothing, it

@@ -38,6 +38,10 @@ type Relay struct {
 	session  uint64
 	redactor Redactor
 	logs     *logLimiter
+	// unsolicitedOK says whether the server's config allows requests
+	// outside any call (admission.go); read at each request, as the
+	// field applies live.
+	unsolicitedOK func() bool
 
 	// advertised is the session's own capabilities (set before connect);
 	// configRoots: its roots are its config's, not a caller's.
@@ -98,14 +102,20 @@ func (c *Call) Context() context.Context { return c.ctx }
 type inCallKey struct{}
 
 // New is the relay of session for a server of spec; redactor is the
-// session's (it redacts progress messages and log data).
-func New(deps Deps, spec messages.ServerSpec, session uint64, redactor Redactor) *Relay {
+// session's (it redacts progress messages and log data), unsolicitedOK
+// says whether the server's config allows requests outside any call now
+// (nil: it does not).
+func New(deps Deps, spec messages.ServerSpec, session uint64, redactor Redactor, unsolicitedOK func() bool) *Relay {
+	if unsolicitedOK == nil {
+		unsolicitedOK = func() bool { return false }
+	}
 	return &Relay{
 		deps: deps, server: spec.Name, session: session, redactor: redactor, configRoots: len(spec.Roots) > 0,
-		logs:    newLogLimiter(deps.Clock),
-		changed: make(chan struct{}),
-		calls:   map[uint64]*Call{},
-		tokens:  map[string]*Call{},
+		unsolicitedOK: unsolicitedOK,
+		logs:          newLogLimiter(deps.Clock),
+		changed:       make(chan struct{}),
+		calls:         map[uint64]*Call{},
+		tokens:        map[string]*Call{},
 	}
 }
 

@@ -19,6 +19,9 @@ type Handle struct {
 	root   *actor.RootContext
 	gone   chan struct{}            // closed once the actor has stopped
 	lane   atomic.Pointer[callLane] // nil unless the session is connected
+	// unsolicited is the server's allowUnsolicitedRequests, which its
+	// relay reads at each request (live: AllowUnsolicited).
+	unsolicited atomic.Bool
 }
 
 // Spawn starts session id of a server of spec as a child of c, the fleet
@@ -27,6 +30,7 @@ type Handle struct {
 // supervisor, which must never restart it.
 func Spawn(c actor.Context, deps *Deps, spec messages.ServerSpec, id uint64) *Handle {
 	h := &Handle{server: spec.Name, root: c.ActorSystem().Root, gone: make(chan struct{})}
+	h.unsolicited.Store(spec.AllowUnsolicitedRequests)
 	h.pid = c.SpawnPrefix(newProps(deps, spec, id, h), "session-"+spec.Name+"-")
 	return h
 }
@@ -50,6 +54,11 @@ func (h *Handle) Unsubscribe(uri string) { h.root.Send(h.pid, &unsubscribeUpstre
 // UpdateRoots gives the running session its server's configured roots,
 // changed live.
 func (h *Handle) UpdateRoots(roots []string) { h.root.Send(h.pid, &updateRoots{roots: roots}) }
+
+// AllowUnsolicited gives the running session its server's
+// allowUnsolicitedRequests, changed live: its next request outside a
+// call is admitted or refused by it.
+func (h *Handle) AllowUnsolicited(allow bool) { h.unsolicited.Store(allow) }
 
 // RefreshRoots has a session whose roots are the embedder's read them
 // again, and announce a change.

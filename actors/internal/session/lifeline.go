@@ -41,7 +41,7 @@ func (s *sessionActor) start(c actor.Context) {
 	parent := c.Parent()
 	cn.OnStart(func(pid int) { root.Send(parent, &Spawned{ID: s.id, PID: pid}) })
 	s.conn = cn
-	s.relay = relay.New(s.deps.relayDeps(), s.spec, s.id, s.redactor)
+	s.relay = relay.New(s.deps.relayDeps(), s.spec, s.id, s.redactor, s.handle.unsolicited.Load)
 	s.advertisedRoots, s.rootsSync = s.rootsAdvertised(), &relay.RootsSync{}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "mcpvisor", Version: s.deps.Version},
 		s.relay.ClientOptions(s.advertisedRoots, s.catalogHandlers(root, self)))

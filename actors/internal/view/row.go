@@ -31,10 +31,12 @@ type Row[S comparable] struct {
 	// subscriptions; the zero S when it has none.
 	Session S
 	// CallTimeout is the server's call timeout (its own or the default);
-	// ResetOnProgress and Roots are its live relay settings.
-	CallTimeout     time.Duration
-	ResetOnProgress bool
-	Roots           []string
+	// ResetOnProgress, Roots and AllowUnsolicitedRequests are its live
+	// relay settings.
+	CallTimeout              time.Duration
+	ResetOnProgress          bool
+	Roots                    []string
+	AllowUnsolicitedRequests bool
 	// stderr reads a ready stdio server's live stderr tail; when nil,
 	// Status.StderrTail (the tail of the last failure) is shown.
 	stderr func() []string
@@ -56,7 +58,8 @@ func NewRow[S comparable](fr reconciler.Row, session S, stderr func() []string, 
 	row := &Row[S]{
 		Status: fr.Status, named: fr.Named, Routable: fr.Listed, cached: fr.Cached, Lazy: fr.Lazy,
 		ConnectTimeout: fr.ConnectTimeout, Session: session, CallTimeout: fr.CallTimeout,
-		ResetOnProgress: fr.ResetTimeoutOnProgress, Roots: fr.Roots, tools: fr.Tools, cat: catalogRow(fr),
+		ResetOnProgress: fr.ResetTimeoutOnProgress, Roots: fr.Roots, AllowUnsolicitedRequests: fr.AllowUnsolicitedRequests,
+		tools: fr.Tools, cat: catalogRow(fr),
 	}
 	if row.ConnectTimeout <= 0 {
 		row.ConnectTimeout = d.ConnectTimeout

@@ -28,6 +28,7 @@ type configFlags struct {
 	discover   bool
 	cacheDir   string
 	autostart  autostartFlag
+	lazyStarts int
 
 	// project lists the configs mcpvisor picked by itself in the project
 	// (absolute): they run only as approved. Empty when the user named
@@ -46,6 +47,7 @@ func (f *configFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.workspace, "workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the catalog cache: each server's last tools, prompts and resources, listed while it starts (default $XDG_CACHE_HOME/mcpvisor, else ~/.cache/mcpvisor; - turns it off)")
 	fs.Var(&f.autostart, "autostart", "when servers whose entry sets no autostart start: eager (at once) or lazy (idle until a tool call, prompt get or resource read needs one, listed meanwhile; see idleTimeout in docs/config.md)")
+	fs.IntVar(&f.lazyStarts, "max-lazy-starts", actors.DefaultMaxLazyStarts, "how many lazy servers start at once; the requests for the others wait their turn (0: no bound)")
 	fs.Var(&f.inheritEnv, "inherit-env", "environment stdio servers inherit unless their entry says (inheritEnv): all, none (PATH, HOME, USER, LANG, TMPDIR, ... only), or that base plus a list such as NODE_*,AWS_PROFILE (default all)")
 }
 
@@ -127,7 +129,17 @@ func (f *configFlags) options(log *zap.Logger, lookup func(string) (string, bool
 		Workspace:        f.workspace,
 		CacheDir:         f.cacheDirOr(lookup),
 		Autostart:        f.autostart.policy,
+		MaxLazyStarts:    lazyStartsOption(f.lazyStarts),
 	}
+}
+
+// lazyStartsOption is --max-lazy-starts as Options.MaxLazyStarts: 0 (or
+// less) there means no bound.
+func lazyStartsOption(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // cacheDirOr is --cache-dir, else the default under the environment's

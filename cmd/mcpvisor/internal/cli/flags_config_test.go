@@ -80,3 +80,34 @@ func TestConfigFlags_Autostart(t *testing.T) {
 		t.Error("--autostart later accepted")
 	}
 }
+
+// --max-lazy-starts, on run and serve, bounds how many lazy servers start
+// at once: 4 unless set, 0 for no bound (Options.MaxLazyStarts negative).
+func TestConfigFlags_MaxLazyStarts(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) (string, bool) { return "", false }
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{nil, 4},
+		{[]string{"--max-lazy-starts", "2"}, 2},
+		{[]string{"--max-lazy-starts", "0"}, -1},
+	}
+	for _, tt := range tests {
+		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("run %q: %v", tt.args, err)
+		}
+		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+		if err != nil {
+			t.Fatalf("serve %q: %v", tt.args, err)
+		}
+		if got := rf.options(zap.NewNop(), noEnv).MaxLazyStarts; got != tt.want {
+			t.Errorf("run %q: MaxLazyStarts = %d, want %d", tt.args, got, tt.want)
+		}
+		if got := sf.options(zap.NewNop(), noEnv).MaxLazyStarts; got != tt.want {
+			t.Errorf("serve %q: MaxLazyStarts = %d, want %d", tt.args, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package relay
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/coder/quartz"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Each server gets the default burst of five, then one request a second;
+// another server's bucket is its own, and a refusal is a JSON-RPC
+// invalid request that errors.Is finds as ErrRateLimited.
+func TestAdmission_BurstThenOnePerSecondPerServer(t *testing.T) {
+	t.Parallel()
+	clock := quartz.NewMock(t)
+	a := NewAdmission(Limits{}, clock)
+	for i := range DefaultLimits.Burst {
+		if err := a.take("flood", "elicitation/create"); err != nil {
+			t.Fatalf("request %d of the burst refused: %v", i+1, err)
+		}
+	}
+	err := a.take("flood", "elicitation/create")
+	var wire *jsonrpc.Error
+	if !errors.Is(err, ErrRateLimited) || !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("past the burst: %v, want ErrRateLimited as -32600", err)
+	}
+	if err := a.take("quiet", "elicitation/create"); err != nil {
+		t.Errorf("another server's first request refused: %v", err)
+	}
+	clock.Advance(time.Second / 2).MustWait(t.Context())
+	if err := a.take("flood", "elicitation/create"); err == nil {
+		t.Error("admitted after half a second")
+	}
+	clock.Advance(time.Second / 2).MustWait(t.Context())
+	if err := a.take("flood", "elicitation/create"); err != nil {
+		t.Errorf("refused after a second: %v", err)
+	}
+	if err := a.take("flood", "elicitation/create"); err == nil {
+		t.Error("two admitted after one second")
+	}
+}
+
+// A negative burst turns the bound off; a nil Admission admits all.
+func TestAdmission_Unbounded(t *testing.T) {
+	t.Parallel()
+	a := NewAdmission(Limits{Burst: -1}, quartz.NewMock(t))
+	var none *Admission
+	for range 100 {
+		if err := errors.Join(a.take("s", "sampling/createMessage"), none.take("s", "sampling/createMessage")); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
