@@ -258,6 +258,7 @@ var serverFields = []serverField{
 		parse: func(e *entryParser, v *hujson.Value, s *messages.ServerSpec) {
 			s.AllowUnsolicitedRequests = e.bool(v, fieldUnsolicited)
 		},
+		preview: previewRaw(fieldUnsolicited),
 		equal: func(a, b *messages.ServerSpec) bool { return a.AllowUnsolicitedRequests == b.AllowUnsolicitedRequests },
 	},
 

@@ -177,6 +177,7 @@ var previewSamples = map[string]struct{ value, shows string }{
 	fieldEnvFile:        {`"sample.env"`, `reads "sample.env"`},
 	fieldHeadersHelper:  {`"sample-helper"`, `runs: /bin/sh -c "sample-helper"`},
 	fieldPrefix:         {`"sample-prefix"`, `"sample-prefix"`},
+	fieldUnsolicited:    {`true`, `true`},
 }
 
 // The trust preview is complete by construction: an entry that sets any
