@@ -20,7 +20,10 @@ import (
 type Options struct {
 	Fleet Fleet
 	// Token is required as "Authorization: Bearer TOKEN" on every route
-	// but /healthz. Without a token the API serves nobody, unless NoAuth.
+	// but /healthz, and must be at least MinTokenBytes long (New refuses a
+	// shorter one). Without a token the API serves nobody, unless NoAuth.
+	// Wrong tokens are throttled: after a burst of 10, one guess a second
+	// for the whole server, the others answered 429 with Retry-After.
 	Token string
 	// NoAuth serves every route without a token, to requests for a
 	// loopback Host only: for an embedder that mounts Handler behind its
@@ -93,7 +96,8 @@ type Server struct {
 }
 
 // New builds the API. Serve it with Serve, or mount Handler yourself. It
-// fails only on a malformed AllowOrigins entry.
+// fails on a malformed AllowOrigins entry or a Token shorter than
+// httpguard's 32 bytes.
 func New(opts Options) (*Server, error) {
 	opts = opts.withDefaults()
 	origins, err := httpguard.NewOrigins(opts.AllowOrigins)
@@ -101,7 +105,11 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, fleet: opts.Fleet, log: opts.Logger.Named("httpapi"), clock: opts.Clock, metrics: opts.Metrics}
-	s.handler = s.routes(guard{origins: origins, token: httpguard.NewToken(opts.Token), noAuth: opts.NoAuth})
+	if err := httpguard.CheckToken(opts.Token); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	token := httpguard.NewToken(opts.Token)
+	s.handler = s.routes(guard{origins: origins, token: token, bearer: httpguard.NewThrottle(token, opts.Clock), noAuth: opts.NoAuth})
 	return s, nil
 }
 

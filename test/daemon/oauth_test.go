@@ -170,7 +170,7 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	}
 	common := []string{"XDG_STATE_HOME=" + state, "ROBOT_SECRET=PLANTED-CLIENT-SECRET-k2"}
 	d, addr := daemon(ctx, t, common, cfg, "--log-level", "debug", "--log-format", "json", "--token-file", apiToken)
-	env := append(common, "MCPVISOR_ADDR="+addr, "MCPVISOR_TOKEN=api-token-for-the-oauth-test", "BROWSER="+browser)
+	env := append(common, "MCPVISOR_ADDR="+addr, "MCPVISOR_TOKEN=api-token-for-the-oauth-test-32+bytes", "BROWSER="+browser)
 	events := start(t, env, "events", "--since", "0", "--json")
 	events.waitStates(ctx, map[string]string{"alpha": "ready", "linear": "needs-auth", "robot": "ready"})
 

@@ -37,7 +37,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 		"URL password":   "SECRET-URL-PASS-4kd",
 		"URL path":       "SECRET-PATH-0pl3",
 		"URL query":      "SECRET-QUERY-8zzm",
-		"API token":      "SECRET-API-TOKEN-31ow",
+		"API token":      "SECRET-API-TOKEN-31ow-at-least-32-bytes",
 	}
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(secrets["API token"]+"\n"), 0o600); err != nil {

@@ -48,7 +48,7 @@ func mcpvisor(ctx context.Context, env map[string]string, stdin string, args ...
 func daemon(t *testing.T, fleet *httpapitest.Fleet, token string) map[string]string {
 	t.Helper()
 	if token == "" {
-		token = "token-of-the-cli-tests"
+		token = "token-of-the-cli-tests-at-least-32-bytes"
 	}
 	srv, err := httpapi.New(httpapi.Options{Fleet: fleet, Token: token, Logger: zaptest.NewLogger(t)})
 	if err != nil {
