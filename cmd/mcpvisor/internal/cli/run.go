@@ -62,6 +62,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	defer done()
 	// Listen before starting any server: a taken port fails fast.
 	api, code := openAPI(f, log, io)
+	defer api.token.release()
 	if code != ExitOK {
 		return code
 	}

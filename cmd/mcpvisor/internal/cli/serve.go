@@ -144,6 +144,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// The token and the listener come before any server starts, so a
 	// refusal or a taken port costs nothing.
 	ep, code := openServeEndpoint(f, io)
+	defer ep.token.release()
 	if code != ExitOK {
 		return code
 	}
