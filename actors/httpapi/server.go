@@ -122,11 +122,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Metrics is the server's metrics, to share its CallObserver.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-// Serve answers requests on l until ctx ends, then cancels every request
+// Serve answers requests on l (and on more: `mcpvisor run` serves a TCP
+// address and a Unix socket) until ctx ends, then cancels every request
 // context (event streams and in-flight calls end at once), shuts down
-// within ShutdownGrace and returns nil. It closes l. While serving it
-// feeds every event to the metrics.
-func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+// within ShutdownGrace and returns nil. It closes every listener. While
+// serving it feeds every event to the metrics.
+func (s *Server) Serve(ctx context.Context, l net.Listener, more ...net.Listener) error {
 	reqCtx, cancelRequests := context.WithCancel(ctx)
 	defer cancelRequests()
 	hs := &http.Server{
@@ -139,10 +140,17 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	stopMetrics := s.feedMetrics()
 	defer stopMetrics()
 
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
+	listeners := append([]net.Listener{l}, more...)
+	served := make(chan error, len(listeners))
+	for _, ln := range listeners {
+		go func() { served <- hs.Serve(ln) }()
+	}
 	select {
 	case err := <-served:
+		_ = hs.Close() // the other listeners' Serve return too
+		for range len(listeners) - 1 {
+			<-served
+		}
 		return fmt.Errorf("serve HTTP API: %w", err)
 	case <-ctx.Done():
 	}
@@ -150,8 +158,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
 	defer cancel()
 	err := hs.Shutdown(shutdownCtx)
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
+	for range listeners {
+		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
 	}
 	if err != nil {
 		_ = hs.Close()

@@ -165,7 +165,7 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	apiToken := filepath.Join(tmp, "token")
-	if err := os.WriteFile(apiToken, []byte("api-token-for-the-oauth-test\n"), 0o600); err != nil {
+	if err := os.WriteFile(apiToken, []byte("api-token-for-the-oauth-test-32+bytes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	common := []string{"XDG_STATE_HOME=" + state, "ROBOT_SECRET=PLANTED-CLIENT-SECRET-k2"}

@@ -100,7 +100,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 	stopLive()
 	r := run(ctx, t, env, "call", "live__drop")
 	seen["call live__drop with the server gone"] = r.stdout + r.stderr
-	r = run(ctx, t, []string{"MCPVISOR_ADDR=" + addr, "MCPVISOR_TOKEN=wrong"}, "status")
+	r = run(ctx, t, []string{"MCPVISOR_ADDR=" + addr, "MCPVISOR_TOKEN=a-wrong-token-long-enough-to-be-sent"}, "status")
 	seen["status with a wrong token"] = r.stdout + r.stderr
 	for _, path := range []string{"/metrics", "/api/v1/status", "/api/v1/events?since=0"} {
 		seen["GET "+path] = get(t, "http://"+addr+path, secrets["API token"], path == "/api/v1/events?since=0")
