@@ -83,8 +83,8 @@ func TestRun_TakenPortFailsFast(t *testing.T) {
 	r.want(t, cli.ExitFailed, "", "is another `mcpvisor run` using it? pass --listen HOST:PORT, or --listen off")
 }
 
-// run serves the API on the port it prints, with a token it created on
-// first start (0600 in a 0700 directory) that the CLI finds by itself;
+// run serves the API on the port it prints, with a token it created at
+// its start (0600 in a 0700 directory) that the CLI finds by itself;
 // --allow-origin lets one web origin in and no other. An interrupt ends
 // open event streams (their clients see the daemon go), stops
 // everything, exit 0.
