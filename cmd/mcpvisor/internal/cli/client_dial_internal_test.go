@@ -108,3 +108,34 @@ func TestAPISocketPath(t *testing.T) {
 		}
 	}
 }
+
+// A socket left behind by a daemon that died is passed over for TCP
+// (whose owner is then checked), not an error.
+func TestDaemonDialer_StaleSocketFallsBackToTCP(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(t.TempDir(), "mcpvisor", apiSocketName)
+	stale, err := listenAPISocket(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	stale.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	c, err := newDaemonDialer(sock, false).DialContext(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("with a stale socket: %v, want the TCP connection", err)
+	}
+	c.Close()
+	(<-accepted).Close()
+}
