@@ -202,7 +202,7 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	if !strings.Contains(seen["auth status"], "linear") || !strings.Contains(seen["auth status"], "robot") {
 		t.Errorf("auth status lists no linear and robot:\n%s", seen["auth status"])
 	}
-	seen["GET /metrics"] = get(t, "http://"+addr+"/metrics", "api-token-for-the-oauth-test", false)
+	seen["GET /metrics"] = get(t, "http://"+addr+"/metrics", "api-token-for-the-oauth-test-32+bytes", false)
 	if !strings.Contains(seen["GET /metrics"], `state="needs-auth"`) {
 		t.Errorf("metrics have no needs-auth series")
 	}
