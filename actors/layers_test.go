@@ -33,7 +33,7 @@ var mayImport = map[string][]string{
 	"actors/internal/httpguard": nil,
 	"actors/internal/testhook":  {"actors/internal/fleet"},
 	"actors/journal":            nil,
-	"actors/oauth":              {"actors/ondisk"}, // as do its token files
+	"actors/oauth":              {"actors/ondisk", "actors/peercred"}, // ondisk: its token files; peercred: the login callback
 	"actors/ondisk":             nil,
 	"actors/peercred":           nil,
 	// Above the facade: what embedders mount, and the test kit.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +168,32 @@ func TestGateway_HTTPTrickledBodyIsCut(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("trickled body answered %d, want 408", res.StatusCode)
+	}
+}
+
+// A1: a short token is refused when the handler is built, on loopback
+// too; wrong tokens are throttled (the shared check, tested in
+// internal/httpguard).
+func TestGateway_ShortTokenIsRefusedAndGuessesThrottled(t *testing.T) {
+	t.Parallel()
+	h := startGateway(t, &fakeSource{})
+	if _, err := h.gw.Handler(gateway.HTTPOptions{Token: "ab"}); err == nil || !strings.Contains(err.Error(), "at least 32") {
+		t.Fatalf("Handler with a 2-byte token: %v, want a refusal", err)
+	}
+	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	handler, err := h.gw.Handler(gateway.HTTPOptions{Token: testToken, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[int]int{}
+	for range 20 {
+		r := httptest.NewRequest(http.MethodPost, gateway.Path, strings.NewReader("{}"))
+		r.Header.Set("Authorization", "Bearer guess")
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, r)
+		codes[w.Code]++
+	}
+	if codes[http.StatusUnauthorized] != 10 || codes[http.StatusTooManyRequests] != 10 {
+		t.Fatalf("20 wrong guesses: %v, want 10 × 401 then 10 × 429", codes)
 	}
 }

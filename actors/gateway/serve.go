@@ -115,7 +115,10 @@ func (nopWriteCloser) Close() error { return nil }
 // HTTPOptions configure the gateway's HTTP mode.
 type HTTPOptions struct {
 	// Token is required as "Authorization: Bearer TOKEN" on every
-	// request. Without a token nothing is served, unless NoAuth.
+	// request, and must be at least 32 bytes long (Handler refuses a
+	// shorter one). Without a token nothing is served, unless NoAuth.
+	// Wrong tokens are throttled: after a burst of 10, one guess a second
+	// for the whole gateway, the others answered 429 with Retry-After.
 	Token string
 	// NoAuth serves every request without a token: anyone who can reach
 	// the address (any local user) can call every tool.
@@ -174,8 +177,12 @@ func (g *Gateway) httpHandler(opts HTTPOptions) (http.Handler, *sessionTable, er
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := httpguard.CheckToken(opts.Token); err != nil {
+		return nil, nil, fmt.Errorf("gateway: %w", err)
+	}
 	opts = opts.withDefaults()
 	token := httpguard.NewToken(opts.Token)
+	bearer := httpguard.NewThrottle(token, opts.Clock)
 	get := func(*http.Request) *mcp.Server { return g.server }
 	sessions := newSessionTable(g.server, opts.Clock, g.log.Named("http"), opts.SessionTimeout, opts.MaxSessions)
 	// Event ids (and a retry: hint) on every stream: a client whose
@@ -196,14 +203,7 @@ func (g *Gateway) httpHandler(opts HTTPOptions) (http.Handler, *sessionTable, er
 			http.Error(w, err.Error(), http.StatusForbidden)
 			return
 		}
-		if !opts.NoAuth && !token.Authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
-			msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the gateway's token " +
-				"(its token file, by default ~/.local/state/mcpvisor/token)"
-			if !token.Set() {
-				msg = "this gateway was started without a token, so it serves nobody: give it one (HTTPOptions.Token), or set HTTPOptions.NoAuth"
-			}
-			http.Error(w, msg, http.StatusUnauthorized)
+		if !opts.NoAuth && !authorized(w, r, bearer, token) {
 			return
 		}
 		if !readBody(w, r, opts) {
@@ -232,6 +232,28 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 		o.MaxSessions = DefaultMaxSessions
 	}
 	return o
+}
+
+// authorized answers a request without the token (401) or one that came
+// while wrong tokens are throttled (429), and returns false for those.
+func authorized(w http.ResponseWriter, r *http.Request, bearer *httpguard.Throttle, token httpguard.Token) bool {
+	verdict, wait := bearer.Check(r)
+	switch verdict {
+	case httpguard.Authorized:
+		return true
+	case httpguard.Throttled:
+		httpguard.SetRetryAfter(w.Header(), wait)
+		http.Error(w, httpguard.ThrottledMessage, http.StatusTooManyRequests)
+		return false
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
+	msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the gateway's token " +
+		"(its token file, by default ~/.local/state/mcpvisor/token)"
+	if !token.Set() {
+		msg = "this gateway was started without a token, so it serves nobody: give it one (HTTPOptions.Token), or set HTTPOptions.NoAuth"
+	}
+	http.Error(w, msg, http.StatusUnauthorized)
+	return false
 }
 
 // readBody reads the request's body within opts.BodyTimeout and hands it

@@ -87,7 +87,7 @@ func connectHTTP(t *testing.T, ctx context.Context, endpoint, pin string) *clien
 }
 
 // testToken is the gateway's token in these tests.
-const testToken = "test-token-of-the-gateway-tests"
+const testToken = "test-token-of-the-gateway-tests-32+bytes"
 
 // bearer adds "Authorization: Bearer token" to every request.
 type bearer struct {

@@ -9,14 +9,30 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 )
 
-// MinExposedTokenBytes is the shortest token accepted for an API that
-// listens beyond loopback: a random 32-byte token is what `mcpvisor run`
-// creates.
-const MinExposedTokenBytes = 32
+// MinTokenBytes is the shortest token New accepts, on loopback too: a
+// random 32-byte token is what `mcpvisor run` creates.
+const MinTokenBytes = httpguard.MinTokenBytes
+
+// GuessBurst wrong tokens are compared at once; after them, one every
+// GuessEvery for the whole server. Requests that come in between are
+// answered 429 with Retry-After, their token not compared (the right one
+// neither: it cannot be told from a guess without comparing it). The
+// right token spends nothing.
+const (
+	GuessBurst = httpguard.DefaultGuessBurst
+	GuessEvery = httpguard.DefaultGuessEvery
+)
+
+// MinExposedTokenBytes is MinTokenBytes, the name from when only an API
+// beyond loopback needed a long token.
+//
+// Deprecated: use MinTokenBytes.
+const MinExposedTokenBytes = MinTokenBytes
 
 // CheckExposure refuses an API that anyone on the network could use: a
-// listen address that is not loopback needs a token of at least
-// MinExposedTokenBytes. An empty host (":7767") listens on every
+// listen address that is not loopback needs a token, and no address takes
+// one shorter than MinTokenBytes (on loopback every local user could
+// guess it). An empty host (":7767") listens on every
 // interface; host names other than localhost are not resolved and count
 // as non-loopback.
 func CheckExposure(listen, token string) error {
@@ -25,6 +41,9 @@ func CheckExposure(listen, token string) error {
 		return fmt.Errorf("listen address %q: %w (use host:port, e.g. 127.0.0.1:7767)", listen, err)
 	}
 	switch {
+	case IsLoopbackHost(host) && len(token) < MinTokenBytes && token != "":
+		return fmt.Errorf("refusing to serve the HTTP API on %s with a token of %d bytes: it must have at least %d, or another local user can guess it "+
+			"(leave --token-file and MCPVISOR_TOKEN unset to use a generated one, or %s)", listen, len(token), MinTokenBytes, httpguard.MakeTokenHint)
 	case IsLoopbackHost(host):
 		return nil
 	case token == "":
@@ -59,6 +78,7 @@ func CheckOrigins(origins []string) error {
 type guard struct {
 	origins *httpguard.Origins
 	token   httpguard.Token
+	bearer  *httpguard.Throttle // token, with wrong guesses slowed
 	noAuth  bool
 }
 
@@ -92,7 +112,13 @@ func (g guard) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !g.token.Authorized(r) {
+		verdict, wait := g.bearer.Check(r)
+		if verdict == httpguard.Throttled {
+			httpguard.SetRetryAfter(w.Header(), wait)
+			writeError(w, http.StatusTooManyRequests, httpguard.ThrottledMessage)
+			return
+		}
+		if verdict != httpguard.Authorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpvisor"`)
 			msg := "missing or wrong bearer token: send Authorization: Bearer TOKEN with the daemon's token (its token file, by default ~/.local/state/mcpvisor/token)"
 			if !g.token.Set() {

@@ -34,7 +34,7 @@ var routes = []struct{ method, path, body string }{
 // the right bearer token, and serves one with it.
 func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 	t.Parallel()
-	const token = "s3cret-t0ken"
+	const token = "s3cret-t0ken-of-the-auth-test-32+bytes"
 	fleet := &httpapitest.Fleet{CallFunc: func(context.Context, string, any) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{}, nil
 	}, GetPromptFunc: func(context.Context, string, map[string]string) (*mcp.GetPromptResult, error) {
@@ -45,6 +45,9 @@ func TestAuth_TokenRequiredOnEveryRouteButHealthz(t *testing.T) {
 	ts, _ := api(t, httpapi.Options{Fleet: fleet, Token: token})
 
 	for _, rt := range routes {
+		// A server per route: each spends two wrong guesses of its
+		// budget (see TestAuth_WrongTokensAreThrottled).
+		ts, _ := api(t, httpapi.Options{Fleet: fleet, Token: token})
 		for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token, "Bearer"} {
 			res := request(t, ts, rt.method, rt.path, rt.body, "Authorization: "+auth)
 			if res.code != http.StatusUnauthorized || !strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer") {
@@ -153,7 +156,7 @@ func TestCheckExposure(t *testing.T) {
 		{":7767", long, ""},
 		{"0.0.0.0:7767", long[:31], "at least 32"},
 		{":7767", "tok", "with a token of 3 bytes"},
-		{"127.0.0.1:7767", "tok", ""}, // short is fine on loopback
+		{"127.0.0.1:7767", "tok", "at least 32"}, // loopback too (A1)
 		{"7767", "", "host:port"},
 	} {
 		err := httpapi.CheckExposure(tc.listen, tc.token)

@@ -16,7 +16,9 @@
 // token serves nobody, unless Options.NoAuth says an embedder's own
 // authentication stands in front (then requests must name a loopback
 // Host, which defeats DNS rebinding). CheckExposure refuses, at startup,
-// to listen beyond loopback without a token of at least 32 bytes.
+// to listen beyond loopback without a token; New refuses a token shorter
+// than MinTokenBytes (32) anywhere, and wrong tokens are throttled
+// (GuessBurst, then one per GuessEvery: 429 with Retry-After).
 //
 // Every route refuses with 403 a request that a web page of another
 // origin made (an Origin other than the server's own, or Sec-Fetch-Site

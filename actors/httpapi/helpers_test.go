@@ -23,7 +23,7 @@ import (
 
 // testToken is the token of every test API that does not set its own;
 // send and openEvents bear it unless given an Authorization header.
-const testToken = "test-token-of-the-httpapi-tests"
+const testToken = "test-token-of-the-httpapi-tests-32+bytes"
 
 // api serves opts (Fleet defaulting to a new fake, Token to testToken
 // unless NoAuth) on an httptest server.

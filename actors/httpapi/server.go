@@ -20,7 +20,10 @@ import (
 type Options struct {
 	Fleet Fleet
 	// Token is required as "Authorization: Bearer TOKEN" on every route
-	// but /healthz. Without a token the API serves nobody, unless NoAuth.
+	// but /healthz, and must be at least MinTokenBytes long (New refuses a
+	// shorter one). Without a token the API serves nobody, unless NoAuth.
+	// Wrong tokens are throttled: after a burst of 10, one guess a second
+	// for the whole server, the others answered 429 with Retry-After.
 	Token string
 	// NoAuth serves every route without a token, to requests for a
 	// loopback Host only: for an embedder that mounts Handler behind its
@@ -93,7 +96,8 @@ type Server struct {
 }
 
 // New builds the API. Serve it with Serve, or mount Handler yourself. It
-// fails only on a malformed AllowOrigins entry.
+// fails on a malformed AllowOrigins entry or a Token shorter than
+// httpguard's 32 bytes.
 func New(opts Options) (*Server, error) {
 	opts = opts.withDefaults()
 	origins, err := httpguard.NewOrigins(opts.AllowOrigins)
@@ -101,7 +105,11 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, fleet: opts.Fleet, log: opts.Logger.Named("httpapi"), clock: opts.Clock, metrics: opts.Metrics}
-	s.handler = s.routes(guard{origins: origins, token: httpguard.NewToken(opts.Token), noAuth: opts.NoAuth})
+	if err := httpguard.CheckToken(opts.Token); err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	token := httpguard.NewToken(opts.Token)
+	s.handler = s.routes(guard{origins: origins, token: token, bearer: httpguard.NewThrottle(token, opts.Clock), noAuth: opts.NoAuth})
 	return s, nil
 }
 
@@ -114,11 +122,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Metrics is the server's metrics, to share its CallObserver.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-// Serve answers requests on l until ctx ends, then cancels every request
+// Serve answers requests on l (and on more: `mcpvisor run` serves a TCP
+// address and a Unix socket) until ctx ends, then cancels every request
 // context (event streams and in-flight calls end at once), shuts down
-// within ShutdownGrace and returns nil. It closes l. While serving it
-// feeds every event to the metrics.
-func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+// within ShutdownGrace and returns nil. It closes every listener. While
+// serving it feeds every event to the metrics.
+func (s *Server) Serve(ctx context.Context, l net.Listener, more ...net.Listener) error {
 	reqCtx, cancelRequests := context.WithCancel(ctx)
 	defer cancelRequests()
 	hs := &http.Server{
@@ -131,10 +140,17 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	stopMetrics := s.feedMetrics()
 	defer stopMetrics()
 
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
+	listeners := append([]net.Listener{l}, more...)
+	served := make(chan error, len(listeners))
+	for _, ln := range listeners {
+		go func() { served <- hs.Serve(ln) }()
+	}
 	select {
 	case err := <-served:
+		_ = hs.Close() // the other listeners' Serve return too
+		for range len(listeners) - 1 {
+			<-served
+		}
 		return fmt.Errorf("serve HTTP API: %w", err)
 	case <-ctx.Done():
 	}
@@ -142,8 +158,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownGrace)
 	defer cancel()
 	err := hs.Shutdown(shutdownCtx)
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
+	for range listeners {
+		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
 	}
 	if err != nil {
 		_ = hs.Close()

@@ -170,12 +170,12 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	apiToken := filepath.Join(tmp, "token")
-	if err := os.WriteFile(apiToken, []byte("api-token-for-the-oauth-test\n"), 0o600); err != nil {
+	if err := os.WriteFile(apiToken, []byte("api-token-for-the-oauth-test-32+bytes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	common := []string{"XDG_STATE_HOME=" + state, "ROBOT_SECRET=PLANTED-CLIENT-SECRET-k2"}
 	d, addr := daemon(ctx, t, common, cfg, "--log-level", "debug", "--log-format", "json", "--token-file", apiToken)
-	env := append(common, "MCPVISOR_ADDR="+addr, "MCPVISOR_TOKEN=api-token-for-the-oauth-test", "BROWSER="+browser)
+	env := append(common, "MCPVISOR_ADDR="+addr, "MCPVISOR_TOKEN=api-token-for-the-oauth-test-32+bytes", "BROWSER="+browser)
 	events := start(t, env, "events", "--since", "0", "--json")
 	events.waitStates(ctx, map[string]string{"alpha": "ready", "linear": "needs-auth", "robot": "ready"})
 
@@ -207,7 +207,7 @@ func TestDaemon_OAuthLoginWhileOthersServe(t *testing.T) {
 	if !strings.Contains(seen["auth status"], "linear") || !strings.Contains(seen["auth status"], "robot") {
 		t.Errorf("auth status lists no linear and robot:\n%s", seen["auth status"])
 	}
-	seen["GET /metrics"] = get(t, "http://"+addr+"/metrics", "api-token-for-the-oauth-test", false)
+	seen["GET /metrics"] = get(t, "http://"+addr+"/metrics", "api-token-for-the-oauth-test-32+bytes", false)
 	if !strings.Contains(seen["GET /metrics"], `state="needs-auth"`) {
 		t.Errorf("metrics have no needs-auth series")
 	}

@@ -37,7 +37,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 		"URL password":   "SECRET-URL-PASS-4kd",
 		"URL path":       "SECRET-PATH-0pl3",
 		"URL query":      "SECRET-QUERY-8zzm",
-		"API token":      "SECRET-API-TOKEN-31ow",
+		"API token":      "SECRET-API-TOKEN-31ow-at-least-32-bytes",
 	}
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(secrets["API token"]+"\n"), 0o600); err != nil {
@@ -100,7 +100,7 @@ func TestDaemon_NoSecretInAnyOutput(t *testing.T) {
 	stopLive()
 	r := run(ctx, t, env, "call", "live__drop")
 	seen["call live__drop with the server gone"] = r.stdout + r.stderr
-	r = run(ctx, t, []string{"MCPVISOR_ADDR=" + addr, "MCPVISOR_TOKEN=wrong"}, "status")
+	r = run(ctx, t, []string{"MCPVISOR_ADDR=" + addr, "MCPVISOR_TOKEN=a-wrong-token-long-enough-to-be-sent"}, "status")
 	seen["status with a wrong token"] = r.stdout + r.stderr
 	for _, path := range []string{"/metrics", "/api/v1/status", "/api/v1/events?since=0"} {
 		seen["GET "+path] = get(t, "http://"+addr+path, secrets["API token"], path == "/api/v1/events?since=0")

@@ -1,8 +1,9 @@
 // Package httpguard holds the request checks that mcpvisor's two HTTP
 // servers (the API in actors/httpapi and the MCP gateway in
 // actors/gateway) share: Origin validation against web pages, bearer
-// tokens compared in constant time, and request bodies read within a
-// deadline.
+// tokens of at least MinTokenBytes compared in constant time, wrong
+// guesses throttled (Throttle: a budget of guesses refilled on a quartz
+// clock, never a ban), and request bodies read within a deadline.
 //
 // # Goroutines and who stops them
 //

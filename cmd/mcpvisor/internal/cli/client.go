@@ -86,14 +86,19 @@ func (f *clientFlags) client(io IO) (*apiClient, error) {
 	if addr == "" {
 		addr, _ = io.LookupEnv("MCPVISOR_ADDR")
 	}
-	if addr == "" {
+	explicit := addr != ""
+	socket := ""
+	if !explicit {
 		addr = defaultAddr
+		// The default daemon's Unix socket comes first; no place for it
+		// (neither HOME nor XDG_*): TCP only.
+		socket, _ = apiSocketPath(io.LookupEnv)
 	}
 	token, err := clientToken(f.tokenFile, io.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	return newAPIClient(addr, token), nil
+	return newAPIClient(addr, token, newDaemonDialer(socket, explicit)), nil
 }
 
 // fail prints err as the command's one-line error and returns its exit

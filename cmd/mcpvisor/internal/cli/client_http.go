@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
@@ -24,14 +23,16 @@ type apiClient struct {
 	http  *http.Client
 }
 
-func newAPIClient(addr, token string) *apiClient {
+// newAPIClient talks to the daemon at addr through dialer, which checks
+// who is at the other end before anything is sent.
+func newAPIClient(addr, token string, dialer *daemonDialer) *apiClient {
 	base := addr
 	if !strings.Contains(base, "://") {
 		base = "http://" + base
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // the daemon is local; never send its token through a proxy
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		DialContext:           dialer.DialContext,
 		ResponseHeaderTimeout: 0, // calls and resyncs take as long as they take; the context bounds them
 	}
 	return &apiClient{addr: addr, base: strings.TrimSuffix(base, "/"), token: token, http: &http.Client{Transport: tr}}
@@ -103,6 +104,10 @@ func (c *apiClient) send(ctx context.Context, method, path string, body any, acc
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var untrusted *untrustedDaemonError
+		if errors.As(err, &untrusted) {
+			return nil, untrusted
 		}
 		if isUnreachable(err) {
 			return nil, &unreachableError{addr: c.addr, err: err}

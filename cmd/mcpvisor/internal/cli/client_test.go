@@ -48,7 +48,7 @@ func mcpvisor(ctx context.Context, env map[string]string, stdin string, args ...
 func daemon(t *testing.T, fleet *httpapitest.Fleet, token string) map[string]string {
 	t.Helper()
 	if token == "" {
-		token = "token-of-the-cli-tests"
+		token = "token-of-the-cli-tests-at-least-32-bytes"
 	}
 	srv, err := httpapi.New(httpapi.Options{Fleet: fleet, Token: token, Logger: zaptest.NewLogger(t)})
 	if err != nil {
@@ -60,6 +60,9 @@ func daemon(t *testing.T, fleet *httpapitest.Fleet, token string) map[string]str
 	writeToken(t, filepath.Join(state, "mcpvisor", "token"), token, 0o600)
 	return map[string]string{"MCPVISOR_ADDR": strings.TrimPrefix(ts.URL, "http://"), "XDG_STATE_HOME": state}
 }
+
+// s3cret is the daemon's token in the tests that name it.
+const s3cret = "s3cret-of-the-cli-tests-32-bytes-long"
 
 // writeToken writes a token file as mcpvisor would (directory 0700).
 func writeToken(t *testing.T, path, token string, mode os.FileMode) {
@@ -157,19 +160,19 @@ func TestClient_AddrFlagWinsOverEnvironment(t *testing.T) {
 func TestClient_Token(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	env := daemon(t, statusFleet(), "s3cret")
+	env := daemon(t, statusFleet(), s3cret)
 	addr := env["MCPVISOR_ADDR"]
 	mcpvisor(ctx, env, "", "status").want(t, cli.ExitOK, "alpha", "") // the default file, no flag
 
 	file := filepath.Join(t.TempDir(), "token")
-	writeToken(t, file, "s3cret", 0o600)
+	writeToken(t, file, s3cret, 0o600)
 	noToken := map[string]string{"MCPVISOR_ADDR": addr}
 	mcpvisor(ctx, noToken, "", "status", "--token-file", file).want(t, cli.ExitOK, "alpha", "")
-	mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": addr, "MCPVISOR_TOKEN": "s3cret"}, "", "status").want(t, cli.ExitOK, "alpha", "")
+	mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": addr, "MCPVISOR_TOKEN": s3cret}, "", "status").want(t, cli.ExitOK, "alpha", "")
 	mcpvisor(ctx, noToken, "", "status").want(t, cli.ExitFailed, "", "needs a token and none was found")
 	mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": addr, "XDG_STATE_HOME": t.TempDir()}, "", "status").want(t, cli.ExitFailed, "", "needs a token and none was found")
 
-	wrongEnv := map[string]string{"MCPVISOR_ADDR": addr, "XDG_STATE_HOME": env["XDG_STATE_HOME"], "MCPVISOR_TOKEN": "nope"}
+	wrongEnv := map[string]string{"MCPVISOR_ADDR": addr, "XDG_STATE_HOME": env["XDG_STATE_HOME"], "MCPVISOR_TOKEN": "a-wrong-token-long-enough-to-be-sent"}
 	mcpvisor(ctx, wrongEnv, "", "status").want(t, cli.ExitFailed, "", "refused the token")       // the variable wins over the file
 	mcpvisor(ctx, wrongEnv, "", "status", "--token-file", file).want(t, cli.ExitOK, "alpha", "") // the flag wins over both
 	mcpvisor(ctx, noToken, "", "status", "--token-file", filepath.Join(t.TempDir(), "missing")).want(t, cli.ExitFailed, "", "token file")
@@ -180,13 +183,13 @@ func TestClient_Token(t *testing.T) {
 func TestClient_TokenFileReadableByOthersIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	env := daemon(t, statusFleet(), "s3cret")
+	env := daemon(t, statusFleet(), s3cret)
 	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
 		path := filepath.Join(env["XDG_STATE_HOME"], "mcpvisor", "token")
-		writeToken(t, path, "s3cret", mode)
+		writeToken(t, path, s3cret, mode)
 		mcpvisor(ctx, env, "", "status").want(t, cli.ExitFailed, "", fmt.Sprintf("token file %s is accessible by others (mode %04o)", path, mode))
 		other := filepath.Join(t.TempDir(), "token")
-		writeToken(t, other, "s3cret", mode)
+		writeToken(t, other, s3cret, mode)
 		mcpvisor(ctx, env, "", "status", "--token-file", other).want(t, cli.ExitFailed, "", "chmod 600 "+other)
 	}
 }

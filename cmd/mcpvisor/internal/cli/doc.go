@@ -18,9 +18,16 @@
 //
 // Tokens (token.go): `run` and `serve --transport http` take the token from
 // --token-file, else $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token
-// (~/.local/state/mcpvisor/token), which they create on first start; the
+// (~/.local/state/mcpvisor/token), which they rewrite at each start
+// unless another live daemon holds its lock (token_rotate.go); the
 // clients look in the same places in the same order, so the daemon's user
-// needs no flag. A token file its group or others may read is refused.
+// needs no flag. A token file its group or others may read, and a token
+// shorter than 32 bytes, are refused.
+//
+// Who the clients talk to (client_dial.go): before any byte is sent, the
+// Unix socket `run` serves on the default address (api_socket.go) must be
+// in a directory of the user's alone with the user or root at the other
+// end, and a TCP listener must be the user's or root's (/proc/net/tcp).
 // The token goes to the Supervisor as a secret to redact, and never into a
 // server's environment.
 package cli

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -9,5 +10,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(squatEnv) != "" {
+		os.Exit(squat())
+	}
 	goleak.VerifyTestMain(testkit.WithTempCache(m))
 }

@@ -32,7 +32,7 @@ func parseRunFlags(args []string, io IO) (runFlags, error) {
 	fs.SetOutput(io.Stderr)
 	f.register(fs)
 	fs.StringVar(&f.listen, "listen", defaultAddr, `serve the HTTP API on host:port ("" or off: no API; port 0: any free port, printed at startup)`)
-	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, a fresh one at each start unless a live daemon uses it; at least 32 bytes)")
 	fs.Var(&f.allowOrigins, "allow-origin", "a browser origin (scheme://host[:port]) whose pages may use the API (repeatable; default none)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -62,6 +62,7 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	defer done()
 	// Listen before starting any server: a taken port fails fast.
 	api, code := openAPI(f, log, io)
+	defer api.token.release()
 	if code != ExitOK {
 		return code
 	}

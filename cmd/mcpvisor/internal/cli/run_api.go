@@ -15,6 +15,7 @@ import (
 // token every request must bear, and what the API is built with.
 type apiEndpoint struct {
 	ln           net.Listener
+	sock         net.Listener // the Unix socket; nil unless on the default address
 	token        apiToken
 	allowOrigins []string
 	log          *zap.Logger
@@ -35,12 +36,35 @@ func openAPI(f runFlags, log *zap.Logger, io IO) (apiEndpoint, int) {
 	}
 	var code int
 	api.ln, code = listenAPI(f.listen, api.token.value, io)
+	if code == ExitOK && f.listen == defaultAddr {
+		api.sock = openAPISocket(io)
+	}
 	return api, code
+}
+
+// openAPISocket serves the API on the Unix socket too, which the CLI
+// prefers when it talks to the default address. Without it (a directory
+// that cannot be made private, a path too long) the API is still served
+// on TCP, whose owner the CLI checks: a warning says so.
+func openAPISocket(io IO) net.Listener {
+	path, err := apiSocketPath(io.LookupEnv)
+	var ln net.Listener
+	if err == nil {
+		ln, err = listenAPISocket(path)
+	}
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor run: warning: no Unix socket for the API (%v); clients use TCP only\n", err)
+		return nil
+	}
+	return ln
 }
 
 func (api apiEndpoint) close() {
 	if api.ln != nil {
 		_ = api.ln.Close()
+	}
+	if api.sock != nil {
+		_ = api.sock.Close()
 	}
 }
 
@@ -48,6 +72,9 @@ func (api apiEndpoint) close() {
 func (api apiEndpoint) announce(io IO) {
 	if api.ln != nil {
 		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API on http://%s (bearer token in %s)\n", api.ln.Addr(), api.token.from)
+	}
+	if api.sock != nil {
+		fmt.Fprintf(io.Stdout, "mcpvisor: HTTP API also on the Unix socket %s (the CLI's first choice)\n", api.sock.Addr())
 	}
 }
 
@@ -65,7 +92,11 @@ func (api apiEndpoint) serveUntil(ctx context.Context, sup *actors.Supervisor, i
 			api.close()
 			served <- err
 		} else {
-			go func() { served <- srv.Serve(apiCtx, api.ln) }()
+			var more []net.Listener
+			if api.sock != nil {
+				more = append(more, api.sock)
+			}
+			go func() { served <- srv.Serve(apiCtx, api.ln, more...) }()
 		}
 	}
 	select {

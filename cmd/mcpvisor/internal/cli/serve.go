@@ -54,7 +54,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	f.register(fs)
 	fs.StringVar(&f.transport, "transport", "stdio", "how MCP clients reach the gateway: stdio (launched by the client) or http (streamable HTTP at /mcp)")
 	fs.StringVar(&f.listen, "listen", defaultListen, "address for HTTP (implies --transport http); loopback only (localhost, 127.0.0.1, [::1]); port 0 picks a free one")
-	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, created on first start)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, a fresh one at each start unless a live daemon uses it; at least 32 bytes)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (prefix__tool: the server's exposed prefix, which status shows) or bare (as each server names them; of two servers with one name, the first in config order wins)")
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
@@ -144,6 +144,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	// The token and the listener come before any server starts, so a
 	// refusal or a taken port costs nothing.
 	ep, code := openServeEndpoint(f, io)
+	defer ep.token.release()
 	if code != ExitOK {
 		return code
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
@@ -21,6 +22,17 @@ const tokenBytes = 32
 type apiToken struct {
 	value string
 	from  string // "MCPVISOR_TOKEN", or a file's path
+	// hold, for the default file, keeps it from being rotated while this
+	// daemon lives (see rotatedToken); nil for a pinned token.
+	hold *os.File
+}
+
+// release lets the default file be rotated again once every daemon that
+// uses it has released it (or exited).
+func (t apiToken) release() {
+	if t.hold != nil {
+		_ = t.hold.Close()
+	}
 }
 
 // defaultTokenPath is $XDG_STATE_HOME/mcpvisor/token, else
@@ -37,46 +49,71 @@ func defaultTokenPath(lookup func(string) (string, bool)) (string, error) {
 }
 
 // serverToken is the token `run` and `serve --transport http` require:
-// the one in --token-file, else $MCPVISOR_TOKEN, else the one in the
-// default file, which is created (a random token) on first start.
+// the one in --token-file, else $MCPVISOR_TOKEN (both pinned: never
+// rotated), else the one in the default file, which rotatedToken renews
+// at each start unless another live daemon uses it. A token shorter than
+// 32 bytes is refused: any local user could guess it. The caller
+// releases the token when the daemon stops.
 func serverToken(file string, lookup func(string) (string, bool)) (apiToken, error) {
 	if file != "" {
 		tok, err := readTokenFile(file)
-		return apiToken{tok, file}, err
+		if err == nil {
+			err = checkTokenLength(tok, file)
+		}
+		return apiToken{value: tok, from: file}, err
 	}
 	if v, _ := lookup("MCPVISOR_TOKEN"); strings.TrimSpace(v) != "" {
-		return apiToken{strings.TrimSpace(v), "MCPVISOR_TOKEN"}, nil
+		tok := strings.TrimSpace(v)
+		return apiToken{value: tok, from: "MCPVISOR_TOKEN"}, checkTokenLength(tok, "MCPVISOR_TOKEN")
 	}
 	path, err := defaultTokenPath(lookup)
 	if err != nil {
 		return apiToken{}, err
 	}
-	tok, err := readTokenFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		tok, err = createTokenFile(path)
+	return rotatedToken(path)
+}
+
+// checkTokenLength refuses a token shorter than httpapi.MinTokenBytes,
+// naming where it came from (never the value) and how to make one.
+func checkTokenLength(tok, from string) error {
+	if len(tok) >= httpapi.MinTokenBytes {
+		return nil
 	}
-	return apiToken{tok, path}, err
+	return fmt.Errorf("the token in %s is %d bytes: at least %d are needed, or another local user can guess it; "+
+		"make one with: head -c 32 /dev/urandom | base64 > FILE (then chmod 600 FILE and pass --token-file FILE), "+
+		"or leave --token-file and MCPVISOR_TOKEN unset to use a generated one", from, len(tok), httpapi.MinTokenBytes)
 }
 
 // clientToken is the token the CLI clients send: the one in --token-file,
 // else $MCPVISOR_TOKEN, else the one in the default file if there is one
 // ("" if not: the daemon then says it wants one).
 func clientToken(file string, lookup func(string) (string, bool)) (string, error) {
+	tok, from, err := findClientToken(file, lookup)
+	if err == nil && tok != "" {
+		err = checkTokenLength(tok, from) // a short one is not sent anywhere
+	}
+	return tok, err
+}
+
+// findClientToken is clientToken before the length check: the token and
+// where it came from.
+func findClientToken(file string, lookup func(string) (string, bool)) (tok, from string, err error) {
 	if file != "" {
-		return readTokenFile(file)
+		tok, err := readTokenFile(file)
+		return tok, file, err
 	}
 	if v, _ := lookup("MCPVISOR_TOKEN"); strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v), nil
+		return strings.TrimSpace(v), "MCPVISOR_TOKEN", nil
 	}
 	path, err := defaultTokenPath(lookup)
 	if err != nil {
-		return "", nil // nowhere to look: send none
+		return "", "", nil // nowhere to look: send none
 	}
-	tok, err := readTokenFile(path)
+	tok, err = readTokenFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return "", path, nil
 	}
-	return tok, err
+	return tok, path, err
 }
 
 // readTokenFile reads a token file. Like ssh with a private key, it
@@ -110,36 +147,34 @@ func readTokenFile(path string) (string, error) {
 	return tok, nil
 }
 
-// createTokenFile writes a new random token to path (mode 0600, its
+// writeTokenFile writes a new random token to path (mode 0600, its
 // directory 0700 if created). The file appears whole or not at all: it is
-// written under another name and linked into place, so two daemons that
-// start at once end up with the same token, whichever won.
-func createTokenFile(path string) (string, error) {
+// written under another name and renamed into place, so a client reading
+// it meanwhile reads the old token or the new one.
+func writeTokenFile(path string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create the token's directory: %w", err)
+		return fmt.Errorf("create the token's directory: %w", err)
 	}
 	raw := make([]byte, tokenBytes)
 	if _, err := rand.Read(raw); err != nil {
-		return "", fmt.Errorf("generate a token: %w", err)
+		return fmt.Errorf("generate a token: %w", err)
 	}
 	tok := base64.RawURLEncoding.EncodeToString(raw)
 	tmp, err := os.CreateTemp(dir, ".token-*") // mode 0600
 	if err != nil {
-		return "", fmt.Errorf("create the token file: %w", err)
+		return fmt.Errorf("create the token file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.WriteString(tok + "\n")
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
 	if err != nil {
-		return "", fmt.Errorf("write the token file: %w", err)
+		return fmt.Errorf("write the token file: %w", err)
 	}
-	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
-		return readTokenFile(path) // another daemon was first
-	} else if err != nil {
-		return "", fmt.Errorf("create the token file: %w", err)
-	}
-	return tok, nil
+	return nil
 }

@@ -1,0 +1,216 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/mcpvisor/mcpvisor/actors/actorstest"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi"
+	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
+	"github.com/mcpvisor/mcpvisor/messages"
+)
+
+// squatEnv makes the test binary, re-executed as another user, a
+// squatter on a loopback port: it prints "listening ADDR", then for each
+// connection reads the request (up to its blank line, or until the
+// client closes), answers 401 to a request, and prints "received %q"
+// with every byte it got.
+const squatEnv = "CLI_TEST_SQUAT"
+
+func squat() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("listening %s\n", ln.Addr())
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return 1
+		}
+		var got bytes.Buffer
+		buf := make([]byte, 4096)
+		for !bytes.Contains(got.Bytes(), []byte("\r\n\r\n")) {
+			n, err := c.Read(buf)
+			got.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		if got.Len() > 0 {
+			_, _ = io.WriteString(c, "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 22\r\nConnection: close\r\n\r\n{\"error\": \"squatted\"}\n")
+		}
+		c.Close()
+		fmt.Printf("received %q\n", got.String())
+	}
+}
+
+// squatter is the squatting process as another user.
+type squatter struct {
+	addr  string
+	lines *bufio.Reader
+	stop  func()
+}
+
+// startSquatter runs the test binary as nobody, squatting a loopback
+// port. It must run as root to act as another user, and says so loudly
+// otherwise.
+func startSquatter(t *testing.T) *squatter {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatal("this test squats a port as another local user and must run as root (CI does); it cannot prove anything as an ordinary user")
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatalf("no user nobody to be the other user: %v", err)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	bin := sharedBinary(t)
+	cmd := exec.Command(bin)
+	cmd.Env = []string{squatEnv + "=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &squatter{lines: bufio.NewReader(stdout), stop: func() { stdin.Close(); _ = cmd.Wait() }}
+	t.Cleanup(s.stop)
+	line, err := s.lines.ReadString('\n')
+	if !strings.HasPrefix(line, "listening ") {
+		t.Fatalf("the squatter as nobody did not start: %q, %v", line, err)
+	}
+	s.addr = strings.TrimSpace(strings.TrimPrefix(line, "listening "))
+	return s
+}
+
+// received is what the squatter got on its next connection.
+func (s *squatter) received(t *testing.T) string {
+	t.Helper()
+	line, err := s.lines.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "received ") {
+		t.Fatalf("the squatter said %q, %v; want what it received", line, err)
+	}
+	got, err := strconv.Unquote(strings.TrimSpace(strings.TrimPrefix(line, "received ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// sharedBinary is the test binary where nobody can run it.
+func sharedBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpvisor-cli-squat-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "cli.test")
+	// A hard link where it can be (a copy being written while other
+	// tests fork could fail to exec with "text file busy").
+	if err := os.Link(os.Args[0], bin); err != nil {
+		self, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, self, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// P1: while the daemon is down, another local user listens on its
+// address. `mcpvisor status` used to send it the bearer token, which then
+// worked against the real daemon. Now the CLI sees that the socket that
+// accepted its connection is nobody's, not its own, refuses with an error
+// naming the address and the owner, and sends nothing: the squatter
+// receives not one byte.
+func TestClient_RefusesADaemonAddressSquattedByAnotherUser(t *testing.T) {
+	t.Parallel()
+	sq := startSquatter(t)
+	state := t.TempDir()
+	writeToken(t, filepath.Join(state, "mcpvisor", "token"), s3cret, 0o600)
+	for _, args := range [][]string{{"status"}, {"call", "alpha__echo", `{}`}, {"events", "--since", "0"}} {
+		r := mcpvisor(actorstest.Context(t), map[string]string{"MCPVISOR_ADDR": sq.addr, "XDG_STATE_HOME": state}, "", args...)
+		r.want(t, cli.ExitFailed, "", "refusing to talk to "+sq.addr)
+		if !strings.Contains(r.stderr, "(nobody)") || !strings.Contains(r.stderr, "nothing was sent") {
+			t.Errorf("%v: stderr %q, want the owner named and that nothing was sent", args, r.stderr)
+		}
+		if got := sq.received(t); got != "" {
+			t.Fatalf("%v: the squatter received %q, want nothing", args, got)
+		}
+	}
+}
+
+// The default daemon's address is reached through its Unix socket when
+// there is one (its TCP port, 127.0.0.1:7767, is not even tried: the
+// fleet served on the socket answers). The socket's directory must be
+// the user's alone.
+func TestClient_PrefersTheDaemonsUnixSocket(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	state, runtime := t.TempDir(), t.TempDir()
+	writeToken(t, filepath.Join(state, "mcpvisor", "token"), s3cret, 0o600)
+	sock := filepath.Join(runtime, "mcpvisor", "api.sock")
+	fleet := &httpapitest.Fleet{}
+	fleet.SetStatus(messages.Status{Servers: []messages.ServerStatus{{Name: "via-the-socket", State: messages.StateReady}}})
+	serveUnix(t, sock, fleet)
+	env := map[string]string{"XDG_STATE_HOME": state, "XDG_RUNTIME_DIR": runtime}
+	mcpvisor(ctx, env, "", "status").want(t, cli.ExitOK, "via-the-socket", "")
+
+	if err := os.Chmod(filepath.Dir(sock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mcpvisor(ctx, env, "", "status").want(t, cli.ExitFailed, "", "accessible by others (mode 0755)")
+}
+
+// serveUnix serves the API over fleet on a Unix socket at path, in a
+// directory 0700, as `mcpvisor run` does.
+func serveUnix(t *testing.T, path string, fleet *httpapitest.Fleet) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := httpapi.New(httpapi.Options{Fleet: fleet, Token: s3cret, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = hs.Serve(ln) }()
+	t.Cleanup(func() { hs.Close(); <-served })
+}
