@@ -78,8 +78,8 @@ func TestLogin_AnotherUsersCallbackIsIgnored(t *testing.T) {
 	}
 	select {
 	case n := <-notices:
-		if !strings.Contains(n, fmt.Sprintf("uid %d", attacker.uid)) {
-			t.Errorf("the person was told %q, want the ignored uid %d named", n, attacker.uid)
+		if !strings.Contains(n, fmt.Sprintf("uid %d", attacker.UID)) {
+			t.Errorf("the person was told %q, want the ignored uid %d named", n, attacker.UID)
 		}
 	default: // the attacker's request was answered before the login returned
 		t.Error("the person was not told that a request was ignored")

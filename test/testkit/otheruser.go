@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -73,4 +74,40 @@ func SharedDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Command is bin with args, to be run as the other user.
+func (u OtherUser) Command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}}
+	return cmd
+}
+
+// SharedTestBinary is the running test binary where every user can run
+// it, so that a test can re-execute itself as the other user: a hard
+// link, else a copy, in a new directory of mode 0755, removed after the
+// test. (A copy being written while other tests fork can fail to exec
+// with "text file busy"; a link cannot.)
+func SharedTestBinary(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpvisor-shared-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, filepath.Base(os.Args[0]))
+	if err := os.Link(os.Args[0], bin); err == nil {
+		return bin
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

@@ -3,17 +3,15 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"go.uber.org/zap/zaptest"
@@ -23,6 +21,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/httpapi/httpapitest"
 	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/cli"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // squatEnv makes the test binary, re-executed as another user, a
@@ -74,19 +73,8 @@ type squatter struct {
 // otherwise.
 func startSquatter(t *testing.T) *squatter {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("this test squats a port as another local user and must run as root (CI does); it cannot prove anything as an ordinary user")
-	}
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		t.Fatalf("no user nobody to be the other user: %v", err)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	bin := sharedBinary(t)
-	cmd := exec.Command(bin)
+	cmd := testkit.Stranger(t).Command(context.Background(), testkit.SharedTestBinary(t))
 	cmd.Env = []string{squatEnv + "=1"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,32 +109,6 @@ func (s *squatter) received(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return got
-}
-
-// sharedBinary is the test binary where nobody can run it.
-func sharedBinary(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mcpvisor-cli-squat-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "cli.test")
-	// A hard link where it can be (a copy being written while other
-	// tests fork could fail to exec with "text file busy").
-	if err := os.Link(os.Args[0], bin); err != nil {
-		self, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, self, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return bin
 }
 
 // P1: while the daemon is down, another local user listens on its
