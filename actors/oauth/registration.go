@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
 // Registration is a client mcpvisor registered dynamically (RFC 7591)
@@ -78,24 +80,21 @@ func (s Store) registrationPath(issuer string) string {
 }
 
 // LoadRegistration reads the client registered with issuer; nothing
-// stored is (nil, nil). A file others can read or write is refused.
+// stored is (nil, nil). A file another user owns, or that others can read or write, is refused.
 func (s Store) LoadRegistration(issuer string) (*Registration, error) {
 	path := s.registrationPath(issuer)
-	f, err := os.Open(path)
+	f, err := ondisk.OpenChecked(path, ondisk.NotReadable)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	var exposed *ondisk.ExposedError
+	if errors.As(err, &exposed) {
+		return nil, fmt.Errorf("client registration %w, or delete it (the next login registers anew)", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("client registration: %w", err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("client registration: %w", err)
-	}
-	if mode := info.Mode().Perm(); mode&0o077 != 0 {
-		return nil, fmt.Errorf("client registration %s has mode %04o, which others can read: refused; run `chmod 600 %s` or delete it (the next login registers anew)", path, mode, path)
-	}
 	var r Registration
 	if err := json.NewDecoder(f).Decode(&r); err != nil || r.Issuer != issuer {
 		return nil, fmt.Errorf("client registration %s is damaged: delete it (the next login registers anew)", path)

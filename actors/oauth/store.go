@@ -124,21 +124,17 @@ func (s Store) Load(server, resource string) (*Record, error) {
 }
 
 func (s Store) read(path string) (*Record, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := ondisk.OpenChecked(path, ondisk.NotReadable)
+	var exposed *ondisk.ExposedError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, ErrNoToken
-	}
-	if err != nil {
+	case errors.As(err, &exposed):
+		return nil, fmt.Errorf("token file %w, or `mcpvisor auth login` again", err)
+	case err != nil:
 		return nil, fmt.Errorf("token store: %w", err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("token store: %w", err)
-	}
-	if err := ondisk.CheckFile(path, info, ondisk.NotReadable); err != nil {
-		return nil, fmt.Errorf("token file %w, or `mcpvisor auth login` again", err)
-	}
 	var r Record
 	if err := json.NewDecoder(f).Decode(&r); err != nil {
 		return nil, fmt.Errorf("token file %s is damaged (%v): run `mcpvisor auth login` again", path, errors.Unwrap(err))

@@ -52,3 +52,28 @@ func TestStore_RefusesWhatAnotherUserControls(t *testing.T) {
 		}
 	}
 }
+
+// A client registration that another user owns is not replayed: they
+// could have written a client of theirs, whose redirects they control.
+func TestStore_RefusesARegistrationAnotherUserOwns(t *testing.T) {
+	t.Parallel()
+	other := testkit.Stranger(t)
+	store := oauth.Store{Dir: filepath.Join(t.TempDir(), "oauth")}
+	reg := &oauth.Registration{Issuer: "https://as.example", RedirectURI: "http://127.0.0.1:1/callback",
+		Request: []byte(`{}`), Response: []byte(`{"client_id": "c"}`)}
+	if err := store.SaveRegistration(reg); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.LoadRegistration(reg.Issuer); err != nil || got == nil {
+		t.Fatalf("the user's own registration: %v, %v", got, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(store.Dir, "clients", "*"))
+	if len(files) != 1 {
+		t.Fatalf("registration files %v, want one", files)
+	}
+	other.Chown(t, files[0])
+	got, err := store.LoadRegistration(reg.Issuer)
+	if err == nil || !strings.Contains(err.Error(), "chown "+strconv.Itoa(os.Geteuid())) {
+		t.Fatalf("LoadRegistration = %v, %v; want a refusal naming the fix", got, err)
+	}
+}

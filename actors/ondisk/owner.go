@@ -106,3 +106,24 @@ func checkOwner(path string, info fs.FileInfo, isDir bool) error {
 	return &ExposedError{what, fmt.Sprintf("is owned by uid %d, not by you (uid %d)", st.Uid, euid),
 		fmt.Sprintf("chown %d %s (or remove it)", euid, path)}
 }
+
+// OpenChecked opens path for reading once CheckFile has passed on the
+// open file itself, so that what was checked is what is read (a file
+// swapped between a check and an open is not). A failure to open is
+// returned as it is (errors.Is(err, fs.ErrNotExist) holds for a missing
+// file); a refusal is an *ExposedError.
+func OpenChecked(path string, check Check) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = CheckFile(path, info, check)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

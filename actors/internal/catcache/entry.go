@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,18 +89,11 @@ var errForeignEntry = errors.New("not a catalog cache entry of this version")
 // and others cannot write (ondisk.CheckFile), sealed with their key.
 func (c *Cache) readEntry(name string) (*cacheEntry, error) {
 	path := filepath.Join(c.dir, name)
-	f, err := os.Open(path)
+	f, err := ondisk.OpenChecked(path, ondisk.NotWritable)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := ondisk.CheckFile(path, info, ondisk.NotWritable); err != nil {
-		return nil, err
-	}
 	file, err := io.ReadAll(io.LimitReader(f, int64(c.maxEntry)+1))
 	if err != nil {
 		return nil, err

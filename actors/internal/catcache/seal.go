@@ -87,18 +87,15 @@ func readOrCreateKey(dir string) ([]byte, error) {
 }
 
 func readKey(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := ondisk.OpenChecked(path, ondisk.NotReadable)
+	var exposed *ondisk.ExposedError
+	if errors.As(err, &exposed) {
+		return nil, fmt.Errorf("catalog cache key %w", err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := ondisk.CheckFile(path, info, ondisk.NotReadable); err != nil {
-		return nil, fmt.Errorf("catalog cache key %w", err)
-	}
 	text, err := io.ReadAll(io.LimitReader(f, 2*keyBytes+1))
 	if err != nil {
 		return nil, err

@@ -121,20 +121,17 @@ func findClientToken(file string, lookup func(string) (string, bool)) (tok, from
 // read or write, or whose directory they may write. Surrounding white
 // space (the newline an editor adds) is not part of the token.
 func readTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	// Anyone who can read it can call every tool; anyone who can write
+	// it (or its directory) can make the CLI send the token they chose.
+	f, err := ondisk.OpenChecked(path, ondisk.NotReadable)
+	var exposed *ondisk.ExposedError
+	switch {
+	case errors.As(err, &exposed):
+		return "", fmt.Errorf("token file %w", err)
+	case err != nil:
 		return "", fmt.Errorf("token file: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("token file: %w", err)
-	}
-	// Anyone who can read it can call every tool; anyone who can write
-	// it (or its directory) can make the CLI send the token they chose.
-	if err := ondisk.CheckFile(path, st, ondisk.NotReadable); err != nil {
-		return "", fmt.Errorf("token file %w", err)
-	}
 	b := make([]byte, 4096)
 	n, err := f.Read(b)
 	if err != nil && n == 0 {
