@@ -259,7 +259,7 @@ var serverFields = []serverField{
 			s.AllowUnsolicitedRequests = e.bool(v, fieldUnsolicited)
 		},
 		preview: previewRaw(fieldUnsolicited),
-		equal: func(a, b *messages.ServerSpec) bool { return a.AllowUnsolicitedRequests == b.AllowUnsolicitedRequests },
+		equal:   func(a, b *messages.ServerSpec) bool { return a.AllowUnsolicitedRequests == b.AllowUnsolicitedRequests },
 	},
 
 	// Fields no entry sets: they are derived from where and how the entry
