@@ -150,9 +150,7 @@ func (p *fileParser) parse(data []byte) bool {
 	}
 	decls = p.withProjectServers(decls)
 	if p.namesOnly {
-		for _, d := range decls {
-			p.names = append(p.names, d.name.value)
-		}
+		p.names = namesOf(decls)
 		return true
 	}
 	p.entries(decls)
@@ -320,4 +318,13 @@ func kindName(v hujson.ValueTrimmed) string {
 		return "an array"
 	}
 	return "an unknown value"
+}
+
+// namesOf lists the declared names, in file order.
+func namesOf(decls []declaration) []string {
+	names := make([]string, 0, len(decls))
+	for _, d := range decls {
+		names = append(names, d.name.value)
+	}
+	return names
 }
