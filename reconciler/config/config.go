@@ -25,6 +25,10 @@ type LoadOptions struct {
 	// stored; each file reads only its scope's (see InputScopeOf).
 	// MCPVISOR_INPUT_<ID> in LookupEnv comes first.
 	Inputs InputStore
+	// asProjectFile makes the file read its project's inputs, as a file
+	// that needs approval does, though no trust policy is given (every
+	// entry parsed: EnvFilesRead).
+	asProjectFile bool
 	// ProjectDir is the project mcpvisor runs for: Claude Code's
 	// ~/.claude.json keeps servers per project directory, and those of
 	// ProjectDir are read too ("" reads none).

@@ -216,6 +216,9 @@ func quoteAll(list []string) []string {
 
 // inputScope is the scope of the stored inputs the file reads.
 func (p *fileParser) inputScope() InputScope {
+	if p.opts.asProjectFile {
+		return ProjectInputScope(InputProjectDir(p.path))
+	}
 	return InputScopeOf(p.path, p.opts.Trust)
 }
 

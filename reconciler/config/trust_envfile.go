@@ -90,9 +90,10 @@ func envFileLabel(configPath, envFile string) string {
 // what each entry's envFile holds now, by entry name (see
 // FileApproval.EnvFiles): what approving the file records, in
 // FileTrust.EnvFiles. It reads through opts.ReadFile and looks variables
-// up, so call it only for a file the user approves.
+// up, so call it only for a file the user approves; the file reads the
+// inputs of its project, as at run time, never the user's own.
 func EnvFilesRead(path string, data []byte, opts LoadOptions) map[string]map[string]string {
-	opts.Trust = nil
+	opts.Trust, opts.asProjectFile = nil, true
 	return ParseFile(path, data, opts).EnvFiles
 }
 

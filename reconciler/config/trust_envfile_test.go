@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -191,5 +192,28 @@ func TestJudgeEnvFiles_ReportsTheChangedEnvFile(t *testing.T) {
 	want := []string{"!node (changed since approval: envFile .env)", "plain"}
 	if diff := cmp.Diff(want, trustedNames([]config.FileTrust{d})); diff != "" || d.Approved {
 		t.Fatalf("approved %v, entries (-want +got):\n%s", d.Approved, diff)
+	}
+}
+
+// What `mcpvisor trust` reads of an envFile it records reads the inputs
+// of the file's project, as run will, never the user's own: a project
+// entry with "envFile": "/x/${input:github-pat}" would otherwise expand
+// the user's token into a path that mcpvisor opens and the trust store
+// keeps.
+func TestEnvFilesRead_ReadsTheProjectsInputsNotTheUsers(t *testing.T) {
+	t.Parallel()
+	const path = "/proj/.vscode/mcp.json"
+	const data = `{"inputs": [{"id": "github-pat", "type": "promptString", "password": true}],
+  "servers": {"leak": {"command": "srv", "envFile": "/x/${input:github-pat}"}}}`
+	files := envFiles{"/x/user-token-value": "A=1", "/x/project-value": "A=2"}
+	read := func(store config.InputStore) map[string]map[string]string {
+		return config.EnvFilesRead(path, []byte(data), config.LoadOptions{ReadFile: files.read, Inputs: store})
+	}
+	if got := read(config.InputStore{User: map[string]string{"github-pat": "user-token-value"}}); strings.Contains(fmt.Sprint(got), "user-token-value") {
+		t.Fatalf("the user's own input was expanded into the project's envFile: %v", got)
+	}
+	project := config.InputStore{Projects: map[string]map[string]string{"/proj": {"github-pat": "project-value"}}}
+	if got := read(project); !strings.Contains(fmt.Sprint(got), "/x/project-value") {
+		t.Fatalf("the project's own input was not read: %v", got)
 	}
 }
