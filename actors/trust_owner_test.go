@@ -20,8 +20,8 @@ import (
 
 // An approval another local user wrote does not make a project entry
 // run. The trust store sits in a directory every user may write (a
-// shared config directory, sticky as /tmp); nobody, really running as
-// nobody, writes there a store that approves the project file as it is.
+// shared config directory, sticky as /tmp); another user, really running
+// as themselves, writes there a store that approves the project file as it is.
 // The entry stays untrusted, is never dialed, and the config errors say
 // whose the store is.
 func TestSupervisor_ApprovalWrittenByAnotherUserRunsNothing(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // A token another user owns (they could have put their own account's
 // token there), or in a directory another user owns or can write, is
 // refused by Load and reported by List, naming the path and the fix. The
-// other user is real: the file or directory is given to nobody.
+// other user is real: the file or directory is given to testkit.Stranger.
 func TestStore_RefusesWhatAnotherUserControls(t *testing.T) {
 	t.Parallel()
 	other := testkit.Stranger(t)

@@ -7,15 +7,15 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-// stranger is another local user (nobody) who can run a copy of the test
+// stranger is another local user (testkit.Stranger) who can run a copy of the test
 // binary.
 type stranger struct {
 	testkit.OtherUser
 	bin string
 }
 
-// newStranger is nobody, with the test binary where nobody can run it;
-// the test must run as root to act as nobody, and fails loudly otherwise.
+// newStranger is the other user, with the test binary where they can run it;
+// the test must run as root to act as them, and fails loudly otherwise.
 func newStranger(t *testing.T) *stranger {
 	t.Helper()
 	return &stranger{OtherUser: testkit.Stranger(t), bin: testkit.SharedTestBinary(t)}

@@ -3,9 +3,7 @@ package daemon_test
 import (
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,7 +14,7 @@ import (
 
 // Another user on the machine gets nothing from the daemon: the API wants
 // the token even on loopback, and the token file is the owner's alone.
-// Run as root, the clients run as `nobody`: without a token (their own
+// Run as root, the clients run as another user (testkit.Stranger): without a token (their own
 // state directory has none) status and call are refused by the daemon,
 // and the owner's token file cannot be read. Run as anyone else, a
 // client without the token is refused the same way.
@@ -52,7 +50,7 @@ func TestDaemon_OtherUsersAreRefused(t *testing.T) {
 }
 
 // stranger runs the mcpvisor binary as another user where the test can
-// (as root: nobody), else as the test's own user without its token.
+// (as root: testkit.Stranger), else as the test's own user without its token.
 type stranger struct {
 	who      string
 	other    bool // another user indeed (the test runs as root)
@@ -67,13 +65,8 @@ func strangerCommand(t *testing.T) *stranger {
 	if os.Geteuid() != 0 {
 		return s
 	}
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		t.Fatalf("running as root, but no user nobody to be the other user: %v", err)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	s.who, s.other, s.uid, s.gid = "nobody", true, uint32(uid), uint32(gid)
+	other := testkit.Stranger(t)
+	s.who, s.other, s.uid, s.gid = other.Name, true, uint32(other.UID), uint32(other.GID)
 	// The test's temporary directories are the owner's alone: give the
 	// stranger a directory of its own, with a copy of the binary in it.
 	home, err := os.MkdirTemp("", "mcpvisor-stranger-")

@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -13,28 +14,59 @@ import (
 )
 
 // OtherUser is a second local user, for tests of what another user on
-// the machine can do to the test's user: nobody, which only root can act
-// as. Such a test means nothing as one user, so it fails (loudly, never
-// skipped) when the test does not run as root.
+// the machine can do to the test's user. Such a test means nothing as one
+// user, so it fails (loudly, never skipped) when the test does not run as
+// root, the only user that can act as another.
 type OtherUser struct {
 	Name     string
 	UID, GID int
 }
 
-// Stranger is the other user (nobody); it fails the test unless it runs
-// as root.
+// otherUserName is the account the tests create to be the other user: an
+// account of its own, so that nothing on the machine (files owned by
+// nobody on NFS, say) is shared with it.
+const otherUserName = "mcpvisor-other"
+
+// Stranger is the other user, created with useradd on first use (a
+// system account without a home or a shell); it fails the test unless it
+// runs as root, or when the account can be neither found nor created.
 func Stranger(t testing.TB) OtherUser {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatalf("this test acts as another local user and must run as root (it runs as uid %d)", os.Geteuid())
 	}
-	u, err := user.Lookup("nobody")
+	u, err := ensureUser(otherUserName)
 	if err != nil {
-		t.Fatalf("running as root, but no user nobody to be the other user: %v", err)
+		t.Fatalf("running as root, but no other user to act as: %v", err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	return OtherUser{Name: "nobody", UID: uid, GID: gid}
+	return OtherUser{Name: u.Username, UID: uid, GID: gid}
+}
+
+// ensureUser looks name up, and creates it when it is missing. Test
+// binaries of several packages run at once: the lookup and the creation
+// are serialised across processes on a lock file.
+func ensureUser(name string) (*user.User, error) {
+	if u, err := user.Lookup(name); err == nil {
+		return u, nil
+	}
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "mcpvisor-useradd.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, err
+	}
+	if u, err := user.Lookup(name); err == nil {
+		return u, nil
+	}
+	out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("useradd %s: %v: %s", name, err, bytes.TrimSpace(out))
+	}
+	return user.Lookup(name)
 }
 
 // Chown gives paths to the other user.

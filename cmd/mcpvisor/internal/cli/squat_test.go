@@ -68,7 +68,7 @@ type squatter struct {
 	stop  func()
 }
 
-// startSquatter runs the test binary as nobody, squatting a loopback
+// startSquatter runs the test binary as another user, squatting a loopback
 // port. It must run as root to act as another user, and says so loudly
 // otherwise.
 func startSquatter(t *testing.T) *squatter {
@@ -91,7 +91,7 @@ func startSquatter(t *testing.T) *squatter {
 	t.Cleanup(s.stop)
 	line, err := s.lines.ReadString('\n')
 	if !strings.HasPrefix(line, "listening ") {
-		t.Fatalf("the squatter as nobody did not start: %q, %v", line, err)
+		t.Fatalf("the squatter as another user did not start: %q, %v", line, err)
 	}
 	s.addr = strings.TrimSpace(strings.TrimPrefix(line, "listening "))
 	return s
@@ -114,7 +114,7 @@ func (s *squatter) received(t *testing.T) string {
 // P1: while the daemon is down, another local user listens on its
 // address. `mcpvisor status` used to send it the bearer token, which then
 // worked against the real daemon. Now the CLI sees that the socket that
-// accepted its connection is nobody's, not its own, refuses with an error
+// accepted its connection is another user's, not its own, refuses with an error
 // naming the address and the owner, and sends nothing: the squatter
 // receives not one byte.
 func TestClient_RefusesADaemonAddressSquattedByAnotherUser(t *testing.T) {
@@ -125,7 +125,7 @@ func TestClient_RefusesADaemonAddressSquattedByAnotherUser(t *testing.T) {
 	for _, args := range [][]string{{"status"}, {"call", "alpha__echo", `{}`}, {"events", "--since", "0"}} {
 		r := mcpvisor(actorstest.Context(t), map[string]string{"MCPVISOR_ADDR": sq.addr, "XDG_STATE_HOME": state}, "", args...)
 		r.want(t, cli.ExitFailed, "", "refusing to talk to "+sq.addr)
-		if !strings.Contains(r.stderr, "(nobody)") || !strings.Contains(r.stderr, "nothing was sent") {
+		if !strings.Contains(r.stderr, "("+testkit.Stranger(t).Name+")") || !strings.Contains(r.stderr, "nothing was sent") {
 			t.Errorf("%v: stderr %q, want the owner named and that nothing was sent", args, r.stderr)
 		}
 		if got := sq.received(t); got != "" {

@@ -15,7 +15,7 @@ import (
 // A token file that another user owns, or whose directory another user
 // can write (and so can swap the token for one they know), is refused by
 // `run` and by the clients, naming the path and the fix. The other user
-// is real: the file or directory is given to nobody.
+// is real: the file or directory is given to testkit.Stranger.
 func TestToken_FileAnotherUserControlsIsRefused(t *testing.T) {
 	t.Parallel()
 	other := testkit.Stranger(t)
