@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/actors/peercred"
 )
 
@@ -24,7 +25,7 @@ import (
 // `mcpvisor status` sent).
 //
 //   - With the default address, it first tries the daemon's Unix socket
-//     (apiSocketPath), whose directory must be the user's alone and whose
+//     (apiSocketPath), whose directory must be the user's alone (ondisk.CheckPrivateDir) and whose
 //     peer (SO_PEERCRED) must be the user or root. No socket, or a stale
 //     one: TCP.
 //   - Over TCP, the socket that accepted the connection must belong to the
@@ -84,7 +85,7 @@ func (d *daemonDialer) DialContext(ctx context.Context, network, addr string) (n
 // dialSocket connects to the daemon's Unix socket and checks its peer;
 // (nil, nil) when there is no live socket, to fall back to TCP.
 func (d *daemonDialer) dialSocket(ctx context.Context) (net.Conn, error) {
-	if err := checkPrivateDir(filepath.Dir(d.socket)); errors.Is(err, fs.ErrNotExist) {
+	if err := ondisk.CheckPrivateDir(filepath.Dir(d.socket)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
 		return nil, &untrustedDaemonError{addr: d.socket, reason: err.Error()}
