@@ -59,7 +59,7 @@ func CheckFile(path string, info fs.FileInfo, check Check) error {
 			return err
 		}
 	}
-	if err := checkOwner(path, info, false); err != nil {
+	if err := checkOwner(path, info, false, false); err != nil {
 		return err
 	}
 	perm := info.Mode().Perm()
@@ -79,7 +79,7 @@ func CheckDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOwner(dir, info, true); err != nil {
+	if err := checkOwner(dir, info, true, true); err != nil {
 		return err
 	}
 	if perm := info.Mode().Perm(); perm&0o022 != 0 && info.Mode()&fs.ModeSticky == 0 {
@@ -88,15 +88,40 @@ func CheckDir(dir string) error {
 	return nil
 }
 
-// checkOwner refuses info when it is another user's (a directory may
-// also be root's).
-func checkOwner(path string, info fs.FileInfo, isDir bool) error {
+// CheckPrivateDir checks that dir is a directory of the user's alone:
+// not a symbolic link, owned by the user (not root: this is a directory
+// the user makes), and neither readable, writable nor searchable by
+// group or others. That is stricter than CheckDir, for a directory whose
+// entries are not files mcpvisor can check one by one: the API's Unix
+// socket, which anyone who can reach it can connect to, and which anyone
+// who can write its directory can replace. A missing directory is an
+// error for which errors.Is(err, fs.ErrNotExist) holds.
+func CheckPrivateDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return &ExposedError{dir, "is not a directory", "rm " + dir + " (mcpvisor makes the directory again)"}
+	}
+	if err := checkOwner(dir, info, true, false); err != nil {
+		return err
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return &ExposedError{"directory " + dir, fmt.Sprintf("is accessible by others (mode %04o)", perm), "chmod 700 " + dir}
+	}
+	return nil
+}
+
+// checkOwner refuses info when it is another user's (or, when rootToo,
+// root's).
+func checkOwner(path string, info fs.FileInfo, isDir, rootToo bool) error {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil // no owner to check on this system
 	}
 	euid := uint32(os.Geteuid())
-	if st.Uid == euid || isDir && st.Uid == 0 {
+	if st.Uid == euid || rootToo && st.Uid == 0 {
 		return nil
 	}
 	what := path

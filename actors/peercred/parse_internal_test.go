@@ -36,3 +36,19 @@ func TestFindSocket_ReadsIPv4AndMappedIPv6(t *testing.T) {
 		t.Fatal("found a socket on a port nobody listens on")
 	}
 }
+
+// Go gives a link-local connection's addresses with their zone
+// (fe80::1%eth0); the kernel's tables have none. A zoned address must
+// still find its socket, or a local listener on a link-local address
+// looks like another machine's.
+func TestFindSocket_LinkLocalAddressWithAZone(t *testing.T) {
+	t.Parallel()
+	ll := netip.MustParseAddr("fe80::1")
+	table := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+		"   0: " + kernelHex(ll) + ":1F90 " + kernelHex(ll) + ":D3A2 01 00000000:00000000 00:00000000 00000000  1000        0 2 1 0\n"
+	zoned := ll.WithZone("eth0")
+	uid, ok, err := findSocket(strings.NewReader(table), netip.AddrPortFrom(zoned, 0x1F90), netip.AddrPortFrom(zoned, 0xD3A2))
+	if err != nil || !ok || uid != 1000 {
+		t.Fatalf("fe80::1%%eth0: uid %d, found %v, %v; want 1000", uid, ok, err)
+	}
+}

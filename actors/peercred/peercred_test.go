@@ -41,6 +41,56 @@ func TestTCPOwner_BothEndsOfALoopbackConnectionAreOurs(t *testing.T) {
 	}
 }
 
+// A connection to a link-local address (fe80::…%eth0, which Go gives
+// with its zone) is found in the tables, which have no zones.
+func TestTCPOwner_LinkLocalConnectionIsFound(t *testing.T) {
+	t.Parallel()
+	requireLinux(t)
+	addr := linkLocalAddr(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr.String(), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port // the listener's address has lost its zone
+	client, err := net.Dial("tcp", netip.AddrPortFrom(addr, uint16(port)).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	uid, err := peercred.TCPOwner(addrPort(t, server.LocalAddr()), addrPort(t, server.RemoteAddr()))
+	if err != nil || uid != uint32(os.Geteuid()) {
+		t.Fatalf("TCPOwner(%v → %v) = %d, %v; want %d", server.LocalAddr(), server.RemoteAddr(), uid, err, os.Geteuid())
+	}
+}
+
+// linkLocalAddr is a link-local IPv6 address of this machine, with its
+// zone; the test is skipped, saying why, on a machine without one.
+func linkLocalAddr(t *testing.T) netip.Addr {
+	t.Helper()
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iface := range ifaces {
+		addrs, _ := iface.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Is6() && ip.IsLinkLocalUnicast() {
+					return ip.WithZone(iface.Name)
+				}
+			}
+		}
+	}
+	t.Skip("this machine has no link-local IPv6 address to listen on")
+	return netip.Addr{}
+}
+
 func TestTCPOwner_UnknownConnectionIsNotFound(t *testing.T) {
 	t.Parallel()
 	requireLinux(t)

@@ -29,9 +29,10 @@ var procTables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
 // local and whose peer is remote. For the accepted end of a connection
 // (local is the listener's address, remote the client's) that is the
 // listener's owner; for the client's end (local and remote swapped) it is
-// the client's. IPv4-mapped IPv6 addresses match their IPv4 form.
+// the client's. IPv4-mapped IPv6 addresses match their IPv4 form, and a
+// link-local address matches whatever its zone (fe80::1%eth0 is
+// fe80::1 in the tables, which have no zones).
 func TCPOwner(local, remote netip.AddrPort) (uint32, error) {
-	local, remote = unmapped(local), unmapped(remote)
 	found := false
 	for _, name := range procTables {
 		f, err := os.Open(name)
@@ -62,6 +63,7 @@ func TCPOwner(local, remote netip.AddrPort) (uint32, error) {
 //	sl  local_address rem_address   st tx_queue:rx_queue tr:tm->when retrnsmt   uid ...
 //	0: 0100007F:1F90 0100007F:D3A2 01 00000000:00000000 00:00000000 00000000  1000 ...
 func findSocket(r io.Reader, local, remote netip.AddrPort) (uint32, bool, error) {
+	local, remote = unmapped(local), unmapped(remote)
 	sc := bufio.NewScanner(r)
 	sc.Scan() // the header
 	for sc.Scan() {
@@ -106,6 +108,10 @@ func parseAddrPort(s string) (netip.AddrPort, error) {
 	return unmapped(netip.AddrPortFrom(addr, uint16(port))), nil
 }
 
+// unmapped is ap as the kernel's tables print it: an IPv4-mapped address
+// as IPv4, and no zone (Unmap keeps one: a zoned address, as Go gives
+// for a link-local connection, would otherwise never match, and a
+// connection to fe80::1%eth0 would look like another machine's).
 func unmapped(ap netip.AddrPort) netip.AddrPort {
-	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }

@@ -14,10 +14,11 @@ import (
 
 // Another user on the machine gets nothing from the daemon: the API wants
 // the token even on loopback, and the token file is the owner's alone.
-// Run as root, the clients run as another user (testkit.Stranger): without a token (their own
-// state directory has none) status and call are refused by the daemon,
-// and the owner's token file cannot be read. Run as anyone else, a
-// client without the token is refused the same way.
+// Run as root, the clients run as another user (testkit.Stranger):
+// without a token (their own state directory has none) their CLI refuses
+// to talk to a daemon whose socket is not theirs, and the owner's token
+// file cannot be read. Run as anyone else, a client without the token is
+// refused by the daemon.
 func TestDaemon_OtherUsersAreRefused(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.ContextTimeout(t, daemonTimeout)
@@ -31,10 +32,17 @@ func TestDaemon_OtherUsersAreRefused(t *testing.T) {
 
 	stranger := strangerCommand(t)
 	empty := stranger.dir("state")
+	// The test's user without the token is refused by the daemon. Another
+	// user's CLI does not even talk to it: the daemon's socket is not
+	// theirs (the CLI trusts only its own user's listener, not root's).
+	refusal := "needs a token and none was found"
+	if stranger.other {
+		refusal = "refusing to talk to " + addr + ", nothing was sent"
+	}
 	for _, args := range [][]string{{"status"}, {"call", "alpha__echo", `{"message": "a stranger"}`}, {"tools"}} {
 		r := stranger.run(t, []string{"MCPVISOR_ADDR=" + addr, "XDG_STATE_HOME=" + empty}, args...)
-		if r.code != 1 || !strings.Contains(r.stderr, "needs a token and none was found") {
-			t.Errorf("%s %v without the token: exit %d, stdout %q, stderr %q: want the daemon's refusal", stranger.who, args, r.code, r.stdout, r.stderr)
+		if r.code != 1 || !strings.Contains(r.stderr, refusal) {
+			t.Errorf("%s %v without the token: exit %d, stdout %q, stderr %q: want %q", stranger.who, args, r.code, r.stdout, r.stderr, refusal)
 		}
 	}
 	if stranger.other {

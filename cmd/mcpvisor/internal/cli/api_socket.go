@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+
+	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 )
 
 // apiSocketName is the Unix socket `mcpvisor run` serves its API on, next
@@ -31,26 +33,6 @@ func apiSocketPath(lookup func(string) (string, bool)) (string, error) {
 	return filepath.Join(filepath.Dir(token), apiSocketName), nil
 }
 
-// checkPrivateDir refuses a directory that is not the effective user's
-// alone: a socket found in it could be anybody's, a socket made in it
-// reachable by others. A missing directory is fs.ErrNotExist.
-func checkPrivateDir(dir string) error {
-	st, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	uid, known := fileOwner(st)
-	switch {
-	case !st.IsDir():
-		return fmt.Errorf("%s is not a directory: remove it (mcpvisor keeps its API socket there)", dir)
-	case known && uid != uint32(os.Geteuid()):
-		return fmt.Errorf("directory %s belongs to uid %d, not to you (uid %d): another user may have made it to intercept the API; remove it", dir, uid, os.Geteuid())
-	case st.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("directory %s is accessible by others (mode %04o): run chmod 700 %s", dir, st.Mode().Perm(), dir)
-	}
-	return nil
-}
-
 // listenAPISocket makes the daemon's Unix socket: its directory 0700 (made
 // if missing, refused if another user's or open to others), a stale
 // socket of a daemon that died replaced (the caller holds the default TCP
@@ -60,7 +42,7 @@ func listenAPISocket(path string) (net.Listener, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("API socket directory: %w", err)
 	}
-	if err := checkPrivateDir(dir); err != nil {
+	if err := ondisk.CheckPrivateDir(dir); err != nil {
 		return nil, err
 	}
 	if st, err := os.Lstat(path); err == nil {

@@ -10,8 +10,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(squatEnv) != "" {
-		os.Exit(squat())
+	if where := os.Getenv(squatEnv); where != "" {
+		os.Exit(squat(where))
 	}
 	goleak.VerifyTestMain(testkit.WithTempCache(m))
 }

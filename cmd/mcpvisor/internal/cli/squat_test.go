@@ -25,14 +25,19 @@ import (
 )
 
 // squatEnv makes the test binary, re-executed as another user, a
-// squatter on a loopback port: it prints "listening ADDR", then for each
+// squatter on a loopback port (its value "tcp") or on a Unix socket (its
+// value the socket's path): it prints "listening ADDR", then for each
 // connection reads the request (up to its blank line, or until the
 // client closes), answers 401 to a request, and prints "received %q"
 // with every byte it got.
 const squatEnv = "CLI_TEST_SQUAT"
 
-func squat() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func squat(where string) int {
+	network, addr := "tcp", "127.0.0.1:0"
+	if where != "tcp" {
+		network, addr = "unix", where
+	}
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -68,13 +73,13 @@ type squatter struct {
 	stop  func()
 }
 
-// startSquatter runs the test binary as another user, squatting a loopback
-// port. It must run as root to act as another user, and says so loudly
-// otherwise.
-func startSquatter(t *testing.T) *squatter {
+// startSquatter runs the test binary as another user, squatting where
+// ("tcp": a loopback port; else a Unix socket at that path). It must run
+// as root to act as another user, and says so loudly otherwise.
+func startSquatter(t *testing.T, where string) *squatter {
 	t.Helper()
 	cmd := testkit.Stranger(t).Command(context.Background(), testkit.SharedTestBinary(t))
-	cmd.Env = []string{squatEnv + "=1"}
+	cmd.Env = []string{squatEnv + "=" + where}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -97,12 +102,28 @@ func startSquatter(t *testing.T) *squatter {
 	return s
 }
 
-// received is what the squatter got on its next connection.
-func (s *squatter) received(t *testing.T) string {
+// received is what the squatter got on its next connection. A squatter
+// that says nothing before ctx ends (the CLI never connected) fails the
+// test; its reader ends when the squatter is stopped.
+func (s *squatter) received(ctx context.Context, t *testing.T) string {
 	t.Helper()
-	line, err := s.lines.ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "received ") {
-		t.Fatalf("the squatter said %q, %v; want what it received", line, err)
+	type said struct {
+		line string
+		err  error
+	}
+	next := make(chan said, 1)
+	go func() {
+		line, err := s.lines.ReadString('\n')
+		next <- said{line, err}
+	}()
+	var line string
+	select {
+	case got := <-next:
+		if line = got.line; got.err != nil || !strings.HasPrefix(line, "received ") {
+			t.Fatalf("the squatter said %q, %v; want what it received", line, got.err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the squatter said nothing (did the CLI connect?): %v", ctx.Err())
 	}
 	got, err := strconv.Unquote(strings.TrimSpace(strings.TrimPrefix(line, "received ")))
 	if err != nil {
@@ -119,18 +140,49 @@ func (s *squatter) received(t *testing.T) string {
 // receives not one byte.
 func TestClient_RefusesADaemonAddressSquattedByAnotherUser(t *testing.T) {
 	t.Parallel()
-	sq := startSquatter(t)
+	sq := startSquatter(t, "tcp")
 	state := t.TempDir()
 	writeToken(t, filepath.Join(state, "mcpvisor", "token"), s3cret, 0o600)
+	ctx := actorstest.Context(t)
 	for _, args := range [][]string{{"status"}, {"call", "alpha__echo", `{}`}, {"events", "--since", "0"}} {
-		r := mcpvisor(actorstest.Context(t), map[string]string{"MCPVISOR_ADDR": sq.addr, "XDG_STATE_HOME": state}, "", args...)
+		r := mcpvisor(ctx, map[string]string{"MCPVISOR_ADDR": sq.addr, "XDG_STATE_HOME": state}, "", args...)
 		r.want(t, cli.ExitFailed, "", "refusing to talk to "+sq.addr)
 		if !strings.Contains(r.stderr, "("+testkit.Stranger(t).Name+")") || !strings.Contains(r.stderr, "nothing was sent") {
 			t.Errorf("%v: stderr %q, want the owner named and that nothing was sent", args, r.stderr)
 		}
-		if got := sq.received(t); got != "" {
+		if got := sq.received(ctx, t); got != "" {
 			t.Fatalf("%v: the squatter received %q, want nothing", args, got)
 		}
+	}
+}
+
+// The daemon's Unix socket, in the user's private directory, served by
+// another user's process: only the user or root can put a socket there,
+// so the peer check is a second line, and it must hold. The other user's
+// process (another user) listens in a shared directory; the test, as root,
+// moves the socket into the user's private directory (a socket file
+// keeps its listener when renamed). The CLI refuses, naming the owner,
+// and sends nothing.
+func TestClient_RefusesADaemonSocketServedByAnotherUser(t *testing.T) {
+	t.Parallel()
+	sq := startSquatter(t, filepath.Join(testkit.SharedDir(t), "s"))
+	state, runtime := t.TempDir(), t.TempDir()
+	writeToken(t, filepath.Join(state, "mcpvisor", "token"), s3cret, 0o600)
+	sock := filepath.Join(runtime, "mcpvisor", "api.sock")
+	if err := os.Mkdir(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(sq.addr, sock); err != nil {
+		t.Fatal(err)
+	}
+	ctx := actorstest.Context(t)
+	r := mcpvisor(ctx, map[string]string{"XDG_STATE_HOME": state, "XDG_RUNTIME_DIR": runtime}, "", "status")
+	r.want(t, cli.ExitFailed, "", "refusing to talk to "+sock)
+	if !strings.Contains(r.stderr, "the process at the other end belongs to uid") || !strings.Contains(r.stderr, "("+testkit.Stranger(t).Name+")") {
+		t.Errorf("stderr %q, want the socket's owner named", r.stderr)
+	}
+	if got := sq.received(ctx, t); got != "" {
+		t.Fatalf("the socket's squatter received %q, want nothing", got)
 	}
 }
 
