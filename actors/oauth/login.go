@@ -33,7 +33,9 @@ type LoginOptions struct {
 	// callback, or a browser running as another user). It runs on the
 	// listener's goroutine.
 	Ignored func(notice string)
-	// Client makes every HTTP request of the login; default: a new one.
+	// Client makes every HTTP request of the login; default: the one
+	// NewClient makes for the server (the go-sdk's private-address guard
+	// on its dials, no redirect to another origin), as the daemon's.
 	Client *http.Client
 	// Now is the clock the token's expiry counts on.
 	Now func() time.Time
@@ -48,7 +50,9 @@ type LoginOptions struct {
 // dynamically is stored (Registration) and reused by the next login to
 // the same authorization server; when that server rejects it
 // (invalid_client), Login forgets it and runs the flow once more with a
-// new registration. A streamable HTTP server is connected with the
+// new registration. Its HTTP requests follow no redirect to another
+// origin and reach a non-public address only where the config names it
+// (NewClient), unless the caller gives a Client. A streamable HTTP server is connected with the
 // handler as its OAuth hook, an HTTP+SSE one with the handler in front of
 // its requests (Transport).
 func Login(ctx context.Context, o LoginOptions) (*Record, error) {
@@ -56,7 +60,11 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{}
+		// Not a plain client: a token endpoint answering 307 to another
+		// origin would have the code and the PKCE verifier follow it (O3).
+		client, t := NewClient(nil, o.Spec.URL, o.Spec.OAuth)
+		defer t.CloseIdleConnections()
+		o.Client = client
 	}
 	if o.Now == nil {
 		o.Now = time.Now
