@@ -192,11 +192,17 @@ func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, r
 }
 
 // keepRegistration puts a registrar for the discovered authorization
-// server in front of c's requests.
+// server in front of c's requests. A stored client's secret, which the
+// replay hands the go-sdk, goes only to the token endpoint this login's
+// discovery found (the secret gate): the go-sdk discovers again, and a
+// server that answers it otherwise must not receive the secret.
 func (l *login) keepRegistration(c *http.Client, stored *Registration) *http.Client {
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
+	}
+	if secret := stored.secret(); secret != "" {
+		next = &secretGate{secret: secret, tokenURL: l.found.asm.TokenEndpoint, next: next}
 	}
 	l.reg = &registrar{next: next, issuer: l.found.asm.Issuer, endpoint: l.found.asm.RegistrationEndpoint,
 		tokenURL: l.found.asm.TokenEndpoint, stored: stored, now: l.o.Now}
