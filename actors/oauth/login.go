@@ -79,7 +79,15 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 	// 2025-03-26 server whose metadata names an issuer with a path, which
 	// the go-sdk is shown the current way. Its failure is the go-sdk's to
 	// report.
-	l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil)
+	// Among the authorization servers the metadata lists, the pinned one
+	// is chosen, as the daemon chooses it (pin.go).
+	l.found, l.discoverErr = discoverPinned(ctx, o.Client, o.Spec.URL, nil, pinOf(o.Spec.Name, l.spec, l.prev))
+	var refused *AuthServerRefusedError
+	if l.spec.ClientSecret == "" && errors.As(l.discoverErr, &refused) {
+		// No secret to hold back: the pin only chooses, and a server that
+		// no longer lists it is logged in to afresh.
+		l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil)
+	}
 	stored := l.storedRegistration()
 	rec, rejected, err := l.attempt(ctx, stored)
 	if rejected {
@@ -149,6 +157,9 @@ func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, r
 		if metaClient, err = legacyClient(l.o.Client, l.o.Spec.URL, l.found.asm); err != nil {
 			return nil, false, fmt.Errorf("oauth: %w", err)
 		}
+	}
+	if l.discoverErr == nil && l.found.prm != nil && len(l.found.prm.AuthorizationServers) > 1 {
+		metaClient = onlyAuthServer(metaClient, l.found.asm.Issuer)
 	}
 	if metaClient, err = l.guardLoginSecret(metaClient); err != nil { // O2: see secret_gate.go
 		return nil, false, err
