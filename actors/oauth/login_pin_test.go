@@ -130,3 +130,28 @@ func TestLogin_ThePinnedAuthorizationServerIsChosenAmongThoseListed(t *testing.T
 		t.Errorf("the authorization server listed first was sent token requests with %q", got)
 	}
 }
+
+// Without a client secret the recorded authorization server only
+// chooses: a server whose metadata no longer lists it is logged in to
+// with the one it lists, as before the pin was consulted at login.
+func TestLogin_WithoutASecretARecordedServerNoLongerListedIsReplaced(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	gone, now := newCodeServer(t), newCodeServer(t)
+	u := protected(t, now.srv.URL)
+	store := oauth.Store{Dir: t.TempDir()}
+	if err := store.Save(&oauth.Record{Server: "remote", Resource: u, Issuer: gone.srv.URL,
+		TokenURL: gone.srv.URL + "/token", ClientID: "registered-client"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u},
+		Store: store, Open: followRedirect,
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if rec.Issuer != now.srv.URL {
+		t.Errorf("logged in with issuer %q, want the listed %s", rec.Issuer, now.srv.URL)
+	}
+}
