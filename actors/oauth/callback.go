@@ -12,8 +12,11 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -158,7 +161,9 @@ func (cb *callback) ownerOf(c net.Conn) owner {
 }
 
 // expect arms the callback for the authorization request at authURL:
-// its state is the only one a redirect may carry from now on.
+// its state is the only one a redirect may carry from now on, and a
+// redirect taken for an earlier request and never waited for is dropped
+// (wait must not hand it over, nor keep the new one out).
 func (cb *callback) expect(authURL string) error {
 	u, err := url.Parse(authURL)
 	if err != nil || u.Query().Get("state") == "" {
@@ -167,6 +172,10 @@ func (cb *callback) expect(authURL string) error {
 	cb.mu.Lock()
 	defer cb.mu.Unlock()
 	cb.state, cb.taken = u.Query().Get("state"), false
+	select {
+	case <-cb.results: // a redirect of an earlier request, never read: not this one's
+	default:
+	}
 	return nil
 }
 
@@ -251,7 +260,7 @@ func (cb *callback) take(q url.Values) error {
 	}
 	select {
 	case cb.results <- r:
-	default: // unread from an earlier state: the flow has moved on
+	default: // cannot happen: expect empties it, and one redirect is taken per state
 	}
 	return nil
 }
@@ -264,7 +273,8 @@ func (cb *callback) abort(err error) error {
 }
 
 // AuthorizationError is the authorization server's error redirect
-// (RFC 6749 §4.1.2.1), with the login's state.
+// (RFC 6749 §4.1.2.1), with the login's state. Its fields are as the
+// redirect carried them; its text has them escaped (printable).
 type AuthorizationError struct {
 	Code        string
 	Description string
@@ -272,9 +282,26 @@ type AuthorizationError struct {
 
 func (e *AuthorizationError) Error() string {
 	if e.Description == "" {
-		return "the authorization server refused: " + e.Code
+		return "the authorization server refused: " + printable(e.Code)
 	}
-	return fmt.Sprintf("the authorization server refused: %s (%s)", e.Code, e.Description)
+	return fmt.Sprintf("the authorization server refused: %s (%s)", printable(e.Code), printable(e.Description))
+}
+
+// printable is s, text of a redirect anyone could craft, with every rune
+// a terminal would not show as itself escaped (control characters and
+// escape sequences, bidirectional overrides, invalid UTF-8): the login's
+// error is printed to the person's terminal.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r != utf8.RuneError && unicode.IsGraphic(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 func answer(w http.ResponseWriter, code int, text string) {

@@ -33,7 +33,9 @@ type LoginOptions struct {
 	// callback, or a browser running as another user). It runs on the
 	// listener's goroutine.
 	Ignored func(notice string)
-	// Client makes every HTTP request of the login; default: a new one.
+	// Client makes every HTTP request of the login; default: the one
+	// NewClient makes for the server (the go-sdk's private-address guard
+	// on its dials, no redirect to another origin), as the daemon's.
 	Client *http.Client
 	// Now is the clock the token's expiry counts on.
 	Now func() time.Time
@@ -48,7 +50,9 @@ type LoginOptions struct {
 // dynamically is stored (Registration) and reused by the next login to
 // the same authorization server; when that server rejects it
 // (invalid_client), Login forgets it and runs the flow once more with a
-// new registration. A streamable HTTP server is connected with the
+// new registration. Its HTTP requests follow no redirect to another
+// origin and reach a non-public address only where the config names it
+// (NewClient), unless the caller gives a Client. A streamable HTTP server is connected with the
 // handler as its OAuth hook, an HTTP+SSE one with the handler in front of
 // its requests (Transport).
 func Login(ctx context.Context, o LoginOptions) (*Record, error) {
@@ -56,7 +60,11 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 		return nil, fmt.Errorf("server %q is not a remote (http or sse) server: nothing to log in to", o.Spec.Name)
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{}
+		// Not a plain client: a token endpoint answering 307 to another
+		// origin would have the code and the PKCE verifier follow it (O3).
+		client, t := NewClient(nil, o.Spec.URL, o.Spec.OAuth)
+		defer t.CloseIdleConnections()
+		o.Client = client
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -71,7 +79,15 @@ func Login(ctx context.Context, o LoginOptions) (*Record, error) {
 	// 2025-03-26 server whose metadata names an issuer with a path, which
 	// the go-sdk is shown the current way. Its failure is the go-sdk's to
 	// report.
-	l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil)
+	// Among the authorization servers the metadata lists, the pinned one
+	// is chosen, as the daemon chooses it (pin.go).
+	l.found, l.discoverErr = discoverPinned(ctx, o.Client, o.Spec.URL, nil, pinOf(o.Spec.Name, l.spec, l.prev))
+	var refused *AuthServerRefusedError
+	if l.spec.ClientSecret == "" && errors.As(l.discoverErr, &refused) {
+		// No secret to hold back: the pin only chooses, and a server that
+		// no longer lists it is logged in to afresh.
+		l.found, l.discoverErr = discover(ctx, o.Client, o.Spec.URL, nil)
+	}
 	stored := l.storedRegistration()
 	rec, rejected, err := l.attempt(ctx, stored)
 	if rejected {
@@ -142,6 +158,9 @@ func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, r
 			return nil, false, fmt.Errorf("oauth: %w", err)
 		}
 	}
+	if l.discoverErr == nil && l.found.prm != nil && len(l.found.prm.AuthorizationServers) > 1 {
+		metaClient = onlyAuthServer(metaClient, l.found.asm.Issuer)
+	}
 	if metaClient, err = l.guardLoginSecret(metaClient); err != nil { // O2: see secret_gate.go
 		return nil, false, err
 	}
@@ -184,11 +203,17 @@ func (l *login) attempt(ctx context.Context, stored *Registration) (_ *Record, r
 }
 
 // keepRegistration puts a registrar for the discovered authorization
-// server in front of c's requests.
+// server in front of c's requests. A stored client's secret, which the
+// replay hands the go-sdk, goes only to the token endpoint this login's
+// discovery found (the secret gate): the go-sdk discovers again, and a
+// server that answers it otherwise must not receive the secret.
 func (l *login) keepRegistration(c *http.Client, stored *Registration) *http.Client {
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
+	}
+	if secret := stored.secret(); secret != "" {
+		next = &secretGate{secret: secret, tokenURL: l.found.asm.TokenEndpoint, next: next}
 	}
 	l.reg = &registrar{next: next, issuer: l.found.asm.Issuer, endpoint: l.found.asm.RegistrationEndpoint,
 		tokenURL: l.found.asm.TokenEndpoint, stored: stored, now: l.o.Now}

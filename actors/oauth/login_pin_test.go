@@ -98,3 +98,60 @@ func TestLogin_ClientSecretGoesOnlyToThePinnedAuthorizationServer(t *testing.T) 
 		})
 	}
 }
+
+// A server whose metadata lists several authorization servers, the
+// pinned one not first, is logged in to with the pinned one, as the
+// daemon chooses it: the client secret goes to it, and the one listed
+// first is sent nothing.
+func TestLogin_ThePinnedAuthorizationServerIsChosenAmongThoseListed(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	legit, other := newCodeServer(t), newGreedyServer(t)
+	u := protected(t, other.srv.URL, legit.srv.URL)
+	spec := &messages.OAuthSpec{ClientID: "victim-client", ClientSecret: "victim-secret-zq", Issuer: legit.srv.URL}
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u, OAuth: spec},
+		Store: oauth.Store{Dir: t.TempDir()},
+		Open: func(authURL string) error {
+			redirect, _ := redirectOf(t, authURL)
+			legit.mu.Lock()
+			legit.clients["victim-client"] = redirect // pre-registered
+			legit.mu.Unlock()
+			return followRedirect(authURL)
+		},
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if rec.Issuer != legit.srv.URL || rec.TokenURL != legit.srv.URL+"/token" {
+		t.Errorf("logged in with issuer %q, token URL %q; want the pinned %s", rec.Issuer, rec.TokenURL, legit.srv.URL)
+	}
+	if got := other.secretsSeen(); len(got) != 0 {
+		t.Errorf("the authorization server listed first was sent token requests with %q", got)
+	}
+}
+
+// Without a client secret the recorded authorization server only
+// chooses: a server whose metadata no longer lists it is logged in to
+// with the one it lists, as before the pin was consulted at login.
+func TestLogin_WithoutASecretARecordedServerNoLongerListedIsReplaced(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	gone, now := newCodeServer(t), newCodeServer(t)
+	u := protected(t, now.srv.URL)
+	store := oauth.Store{Dir: t.TempDir()}
+	if err := store.Save(&oauth.Record{Server: "remote", Resource: u, Issuer: gone.srv.URL,
+		TokenURL: gone.srv.URL + "/token", ClientID: "registered-client"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := oauth.Login(ctx, oauth.LoginOptions{
+		Spec:  messages.ServerSpec{Name: "remote", Transport: messages.TransportHTTP, URL: u},
+		Store: store, Open: followRedirect,
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if rec.Issuer != now.srv.URL {
+		t.Errorf("logged in with issuer %q, want the listed %s", rec.Issuer, now.srv.URL)
+	}
+}

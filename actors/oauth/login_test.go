@@ -166,8 +166,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // protected serves an MCP server accepting "login-access-zq", and the
-// attacker's token: the attacker has an account there too.
-func protected(t *testing.T, as string) string {
+// attacker's token: the attacker has an account there too. Its metadata
+// names the authorization servers as, in that order.
+func protected(t *testing.T, as ...string) string {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -181,7 +182,7 @@ func protected(t *testing.T, as string) string {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Stateless: true})
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/mcp"})(h))
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource: srv.URL + "/mcp", AuthorizationServers: []string{as}, ScopesSupported: []string{"tools"}}))
+		Resource: srv.URL + "/mcp", AuthorizationServers: as, ScopesSupported: []string{"tools"}}))
 	return srv.URL + "/mcp"
 }
 

@@ -72,6 +72,19 @@ func (r *Registration) expired(now time.Time) bool {
 	return resp.ExpiresAt != 0 && !now.Before(time.Unix(resp.ExpiresAt, 0))
 }
 
+// secret is the client secret the authorization server issued with the
+// registration (client_secret), or "".
+func (r *Registration) secret() string {
+	if r == nil {
+		return ""
+	}
+	var resp struct {
+		Secret string `json:"client_secret"`
+	}
+	_ = json.Unmarshal(r.Response, &resp)
+	return resp.Secret
+}
+
 // registrationPath is the file of the client registered with issuer, in
 // a directory of its own so that List never takes it for a token.
 func (s Store) registrationPath(issuer string) string {
