@@ -119,6 +119,11 @@ type HTTPOptions struct {
 	// shorter one). Without a token nothing is served, unless NoAuth.
 	// Wrong tokens are throttled: after a burst of 10, one guess a second
 	// for the whole gateway, the others answered 429 with Retry-After.
+	// Under ServeListener, requests of the gateway's own user (loopback
+	// TCP from its uid, or a Unix socket's peer of it) are not throttled,
+	// so another local user cannot lock it out; through Handler, in your
+	// own http.Server, which user a request comes from is not known and
+	// every request is throttled.
 	Token string
 	// NoAuth serves every request without a token: anyone who can reach
 	// the address (any local user) can call every tool.
@@ -304,6 +309,7 @@ func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPO
 	srv := &http.Server{
 		Handler:           handler,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       httpguard.OwnerConnContext, // the owner's requests are not throttled
 		ConnState:         conns.track,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          zap.NewStdLog(g.log.Named("http")),

@@ -17,7 +17,8 @@ const MinTokenBytes = httpguard.MinTokenBytes
 // GuessEvery for the whole server. Requests that come in between are
 // answered 429 with Retry-After, their token not compared (the right one
 // neither: it cannot be told from a guess without comparing it). The
-// right token spends nothing.
+// right token spends nothing. Under Serve the server's own user is not
+// throttled at all.
 const (
 	GuessBurst = httpguard.DefaultGuessBurst
 	GuessEvery = httpguard.DefaultGuessEvery
