@@ -170,7 +170,10 @@ const MaxBodyBytes = 4 << 20
 // origins get 403, requests without the token 401, requests for a Host
 // that is not localhost 403 (DNS rebinding protection, the go-sdk's),
 // and a body must arrive within BodyTimeout (408) and be at most
-// MaxBodyBytes (413). It fails only on a malformed AllowOrigins entry.
+// MaxBodyBytes (413). In your own http.Server it cannot tell its own
+// user's requests from others', so it throttles every wrong token
+// (ServeListener spares the owner's; see HTTPOptions.Token). It fails
+// only on a malformed AllowOrigins entry or a short Token.
 func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
 	h, _, err := g.httpHandler(opts)
 	return h, err
@@ -289,7 +292,8 @@ func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
 // and subscriptions/listen streams open for a session's whole life),
 // closes connections that never sent a request (Shutdown would wait 5s
 // before counting them idle; HTTP clients dial such spares), then shuts
-// the server down within ShutdownTimeout and waits for it. ln is closed
+// the server down within ShutdownTimeout and waits for it. Wrong tokens
+// of its own user's connections are not throttled (HTTPOptions.Token). ln is closed
 // when ServeListener returns.
 func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	ctx, stop := g.untilEnded(ctx)
