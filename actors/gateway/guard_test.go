@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
 // serveHTTP serves the gateway with opts on a loopback port until the
@@ -195,5 +196,31 @@ func TestGateway_ShortTokenIsRefusedAndGuessesThrottled(t *testing.T) {
 	}
 	if codes[http.StatusUnauthorized] != 10 || codes[http.StatusTooManyRequests] != 10 {
 		t.Fatalf("20 wrong guesses: %v, want 10 × 401 then 10 × 429", codes)
+	}
+}
+
+// Another local user who keeps the guess budget spent used to lock the
+// gateway's owner out (every request 429, right token and all). Under
+// ServeListener the owner's loopback connections are not throttled; the
+// other user still is.
+func TestGateway_AnotherUsersGuessesDoNotLockOutTheOwner(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	stranger, shared := testkit.Stranger(t), testkit.SharedTestBinary(t)
+	h := startGateway(t, &fakeSource{})
+	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger) // never advanced: the budget does not refill
+	endpoint := serveHTTP(t, h, gateway.HTTPOptions{Token: testToken, Clock: clock})
+
+	if n := stranger.GuessUntilThrottled(ctx, t, shared, endpoint); n != 10 { // HTTPOptions.Token's burst
+		t.Fatalf("%s's guesses: %d compared before 429, want the burst of %d", stranger.Name, n, 10)
+	}
+	if code := post(t, http.MethodPost, endpoint, "Authorization: Bearer "+testToken); code != http.StatusOK {
+		t.Errorf("the owner's right token while %s is throttled: %d, want 200", stranger.Name, code)
+	}
+	if code := post(t, http.MethodPost, endpoint, "Authorization: Bearer the-owners-own-typo"); code != http.StatusUnauthorized {
+		t.Errorf("the owner's wrong token: %d, want 401 (compared, not throttled)", code)
+	}
+	if n := stranger.GuessUntilThrottled(ctx, t, shared, endpoint); n != 0 {
+		t.Fatalf("%s after the owner's requests: %d guesses compared, want none (still throttled)", stranger.Name, n)
 	}
 }

@@ -119,6 +119,11 @@ type HTTPOptions struct {
 	// shorter one). Without a token nothing is served, unless NoAuth.
 	// Wrong tokens are throttled: after a burst of 10, one guess a second
 	// for the whole gateway, the others answered 429 with Retry-After.
+	// Under ServeListener, requests of the gateway's own user (loopback
+	// TCP from its uid, or a Unix socket's peer of it) are not throttled,
+	// so another local user cannot lock it out; through Handler, in your
+	// own http.Server, which user a request comes from is not known and
+	// every request is throttled.
 	Token string
 	// NoAuth serves every request without a token: anyone who can reach
 	// the address (any local user) can call every tool.
@@ -165,7 +170,10 @@ const MaxBodyBytes = 4 << 20
 // origins get 403, requests without the token 401, requests for a Host
 // that is not localhost 403 (DNS rebinding protection, the go-sdk's),
 // and a body must arrive within BodyTimeout (408) and be at most
-// MaxBodyBytes (413). It fails only on a malformed AllowOrigins entry.
+// MaxBodyBytes (413). In your own http.Server it cannot tell its own
+// user's requests from others', so it throttles every wrong token
+// (ServeListener spares the owner's; see HTTPOptions.Token). It fails
+// only on a malformed AllowOrigins entry or a short Token.
 func (g *Gateway) Handler(opts HTTPOptions) (http.Handler, error) {
 	h, _, err := g.httpHandler(opts)
 	return h, err
@@ -284,7 +292,8 @@ func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
 // and subscriptions/listen streams open for a session's whole life),
 // closes connections that never sent a request (Shutdown would wait 5s
 // before counting them idle; HTTP clients dial such spares), then shuts
-// the server down within ShutdownTimeout and waits for it. ln is closed
+// the server down within ShutdownTimeout and waits for it. Wrong tokens
+// of its own user's connections are not throttled (HTTPOptions.Token). ln is closed
 // when ServeListener returns.
 func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	ctx, stop := g.untilEnded(ctx)
@@ -304,6 +313,7 @@ func (g *Gateway) ServeListener(ctx context.Context, ln net.Listener, opts HTTPO
 	srv := &http.Server{
 		Handler:           handler,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       httpguard.OwnerConnContext, // the owner's requests are not throttled
 		ConnState:         conns.track,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          zap.NewStdLog(g.log.Named("http")),

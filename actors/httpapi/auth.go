@@ -17,11 +17,16 @@ const MinTokenBytes = httpguard.MinTokenBytes
 // GuessEvery for the whole server. Requests that come in between are
 // answered 429 with Retry-After, their token not compared (the right one
 // neither: it cannot be told from a guess without comparing it). The
-// right token spends nothing.
+// right token spends nothing. Under Serve the server's own user is not
+// throttled at all.
 const (
 	GuessBurst = httpguard.DefaultGuessBurst
 	GuessEvery = httpguard.DefaultGuessEvery
 )
+
+// CheckToken refuses a token shorter than MinTokenBytes, with the message
+// New, CheckExposure and the gateway give; "" (no token) passes.
+func CheckToken(token string) error { return httpguard.CheckToken(token) }
 
 // MinExposedTokenBytes is MinTokenBytes, the name from when only an API
 // beyond loopback needed a long token.
@@ -40,18 +45,12 @@ func CheckExposure(listen, token string) error {
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w (use host:port, e.g. 127.0.0.1:7767)", listen, err)
 	}
-	switch {
-	case IsLoopbackHost(host) && len(token) < MinTokenBytes && token != "":
-		return fmt.Errorf("refusing to serve the HTTP API on %s with a token of %d bytes: it must have at least %d, or another local user can guess it "+
-			"(leave --token-file and MCPVISOR_TOKEN unset to use a generated one, or %s)", listen, len(token), MinTokenBytes, httpguard.MakeTokenHint)
-	case IsLoopbackHost(host):
-		return nil
-	case token == "":
+	if !IsLoopbackHost(host) && token == "" {
 		return fmt.Errorf("refusing to serve the HTTP API on %s without a token: anyone who can reach it could call every tool; "+
 			"set --token-file or MCPVISOR_TOKEN, or listen on 127.0.0.1", listen)
-	case len(token) < MinExposedTokenBytes:
-		return fmt.Errorf("refusing to serve the HTTP API on %s with a token of %d bytes: beyond loopback it must have at least %d "+
-			"(leave --token-file and MCPVISOR_TOKEN unset to use the generated one, or listen on 127.0.0.1)", listen, len(token), MinExposedTokenBytes)
+	}
+	if err := CheckToken(token); err != nil {
+		return fmt.Errorf("refusing to serve the HTTP API on %s: %w", listen, err)
 	}
 	return nil
 }

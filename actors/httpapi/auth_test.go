@@ -155,7 +155,7 @@ func TestCheckExposure(t *testing.T) {
 		{"0.0.0.0:7767", long, ""},
 		{":7767", long, ""},
 		{"0.0.0.0:7767", long[:31], "at least 32"},
-		{":7767", "tok", "with a token of 3 bytes"},
+		{":7767", "tok", "3 bytes"},
 		{"127.0.0.1:7767", "tok", "at least 32"}, // loopback too (A1)
 		{"7767", "", "host:port"},
 	} {
@@ -165,6 +165,26 @@ func TestCheckExposure(t *testing.T) {
 			t.Errorf("CheckExposure(%q, %q) = %v, want nil", tc.listen, tc.token, err)
 		case tc.mention != "" && (err == nil || !strings.Contains(err.Error(), tc.mention)):
 			t.Errorf("CheckExposure(%q, %q) = %v, want an error mentioning %s", tc.listen, tc.token, err, tc.mention)
+		}
+	}
+}
+
+// One rule, one message: New and CheckExposure, on loopback or not,
+// refuse a short token with CheckToken's words (the CLI's, too).
+func TestShortToken_OneMessageEverywhere(t *testing.T) {
+	t.Parallel()
+	want := httpapi.CheckToken("tok")
+	if want == nil || !strings.Contains(want.Error(), "3 bytes") || !strings.Contains(want.Error(), "/dev/urandom") {
+		t.Fatalf("CheckToken(3 bytes) = %v, want a refusal naming the length and how to make a token", want)
+	}
+	_, errNew := httpapi.New(httpapi.Options{Token: "tok"})
+	for what, err := range map[string]error{
+		"New":                     errNew,
+		"CheckExposure(loopback)": httpapi.CheckExposure("127.0.0.1:7767", "tok"),
+		"CheckExposure(exposed)":  httpapi.CheckExposure("0.0.0.0:7767", "tok"),
+	} {
+		if err == nil || !strings.Contains(err.Error(), want.Error()) {
+			t.Errorf("%s: %v, want it to say %q", what, err, want)
 		}
 	}
 }

@@ -18,7 +18,10 @@
 // Host, which defeats DNS rebinding). CheckExposure refuses, at startup,
 // to listen beyond loopback without a token; New refuses a token shorter
 // than MinTokenBytes (32) anywhere, and wrong tokens are throttled
-// (GuessBurst, then one per GuessEvery: 429 with Retry-After).
+// (GuessBurst, then one per GuessEvery: 429 with Retry-After), except,
+// under Serve, those of the server's own user (its Unix socket, or
+// loopback TCP from its uid), so that another user's guesses cannot lock
+// the owner out.
 //
 // Every route refuses with 403 a request that a web page of another
 // origin made (an Origin other than the server's own, or Sec-Fetch-Site

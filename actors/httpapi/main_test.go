@@ -15,6 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var bin string
 
 func TestMain(m *testing.M) {
+	testkit.RunGuesser() // re-executed as another user by a test
 	flag.Parse()
 	os.Exit(testkit.MainWithBinary(m, &bin))
 }

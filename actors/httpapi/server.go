@@ -24,6 +24,11 @@ type Options struct {
 	// shorter one). Without a token the API serves nobody, unless NoAuth.
 	// Wrong tokens are throttled: after a burst of 10, one guess a second
 	// for the whole server, the others answered 429 with Retry-After.
+	// Under Serve, requests of the server's own user (its Unix socket,
+	// loopback TCP from its uid) are not throttled, so another local user
+	// cannot lock it out; mounted through Handler in your own
+	// http.Server, which user a request comes from is not known and every
+	// request is throttled.
 	Token string
 	// NoAuth serves every route without a token, to requests for a
 	// loopback Host only: for an embedder that mounts Handler behind its
@@ -114,7 +119,8 @@ func New(opts Options) (*Server, error) {
 }
 
 // Handler is the whole API, authentication included. Mounted on its own
-// (without Serve), nothing feeds events to the metrics: call
+// (without Serve), every request's wrong token is throttled, the owner's
+// too (see Options.Token), and nothing feeds events to the metrics: call
 // Metrics().ObserveEvent from a Supervisor.Follow feed if the reconcile
 // histogram matters.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -125,7 +131,8 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // Serve answers requests on l (and on more: `mcpvisor run` serves a TCP
 // address and a Unix socket) until ctx ends, then cancels every request
 // context (event streams and in-flight calls end at once), shuts down
-// within ShutdownGrace and returns nil. It closes every listener. While
+// within ShutdownGrace and returns nil. Its own user's connections are
+// not throttled (see Options.Token). It closes every listener. While
 // serving it feeds every event to the metrics.
 func (s *Server) Serve(ctx context.Context, l net.Listener, more ...net.Listener) error {
 	reqCtx, cancelRequests := context.WithCancel(ctx)
@@ -133,6 +140,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, more ...net.Listener
 	hs := &http.Server{
 		Handler:           s.handler,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
+		ConnContext:       httpguard.OwnerConnContext, // the owner's requests are not throttled
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          zap.NewStdLog(s.log.WithOptions(zap.IncreaseLevel(zap.WarnLevel))),

@@ -8,6 +8,9 @@
 //     who connected to it, and the CLI asks who accepted its connection
 //     to the daemon before it sends the API token.
 //   - UnixOwner reads SO_PEERCRED of a Unix socket connection.
+//   - ConnOwner picks the one that fits an accepted connection: the API
+//     and the gateway ask it whether a request comes from their own user,
+//     whose wrong tokens they do not throttle.
 //
 // Elsewhere than Linux both return ErrUnsupported, and each caller says
 // what it does then.

@@ -3,6 +3,7 @@ package peercred_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -100,6 +101,44 @@ func TestTCPOwner_UnknownConnectionIsNotFound(t *testing.T) {
 	}
 }
 
+// ConnOwner tells the owner of an accepted connection of ours, on TCP
+// and on a Unix socket; a connection of no socket at all is not local.
+func TestConnOwner_OurOwnConnections(t *testing.T) {
+	t.Parallel()
+	requireLinux(t)
+	me := uint32(os.Geteuid())
+	for _, network := range []string{"tcp", "unix"} {
+		addr := "127.0.0.1:0"
+		if network == "unix" {
+			addr = filepath.Join(t.TempDir(), "s")
+		}
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		client, err := net.Dial(network, ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer client.Close()
+		server, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer server.Close()
+		if uid, err := peercred.ConnOwner(server); err != nil || uid != me {
+			t.Errorf("%s: ConnOwner = %d, %v; want %d", network, uid, err, me)
+		}
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if _, err := peercred.ConnOwner(a); !errors.Is(err, peercred.ErrNotLocal) {
+		t.Errorf("a pipe: %v, want ErrNotLocal", err)
+	}
+}
+
 // The point of the package: a connection made by another user is told
 // apart from one of ours, on TCP and on a Unix socket.
 func TestOwner_AnotherUsersConnectionIsTheirs(t *testing.T) {
@@ -124,6 +163,9 @@ func TestOwner_AnotherUsersConnectionIsTheirs(t *testing.T) {
 	if err != nil || uid != uint32(other.UID) {
 		t.Errorf("TCP: the client's end is owned by %d, %v; want %s's %d", uid, err, other.Name, other.UID)
 	}
+	if uid, err := peercred.ConnOwner(c); err != nil || uid != uint32(other.UID) {
+		t.Errorf("TCP: ConnOwner = %d, %v; want %s's %d", uid, err, other.Name, other.UID)
+	}
 	stop()
 
 	sock := filepath.Join(dir, "s")
@@ -145,6 +187,9 @@ func TestOwner_AnotherUsersConnectionIsTheirs(t *testing.T) {
 	uid, err = peercred.UnixOwner(uc.(*net.UnixConn))
 	if err != nil || uid != uint32(other.UID) {
 		t.Errorf("Unix: the peer is %d, %v; want %s's %d", uid, err, other.Name, other.UID)
+	}
+	if uid, err := peercred.ConnOwner(uc); err != nil || uid != uint32(other.UID) {
+		t.Errorf("Unix: ConnOwner = %d, %v; want %s's %d", uid, err, other.Name, other.UID)
 	}
 }
 

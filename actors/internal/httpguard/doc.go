@@ -3,7 +3,9 @@
 // actors/gateway) share: Origin validation against web pages, bearer
 // tokens of at least MinTokenBytes compared in constant time, wrong
 // guesses throttled (Throttle: a budget of guesses refilled on a quartz
-// clock, never a ban), and request bodies read within a deadline.
+// clock, never a ban; the server's own user, told apart by
+// OwnerConnContext, is not throttled), and request bodies read within a
+// deadline.
 //
 // # Goroutines and who stops them
 //

@@ -25,13 +25,18 @@ const (
 // the budget refills (one guess per Every, up to Burst). A wrong guess
 // therefore costs an attacker time whatever its parallelism.
 //
+// Requests of the server's own user are not throttled: they neither
+// spend the budget nor wait for it, when the server's ConnContext is
+// OwnerConnContext (see there). Without it every request is.
+//
 // What it does not do: it never bans. Once the guessing stops, the budget
 // is back within Burst×Every. While it goes on, a request with the right
 // token that arrives when the budget is spent is turned away too (the
 // right token cannot be told from a guess without comparing it, and a
 // comparison is what the budget limits); the client retries after
-// Retry-After, at most Every. A request with the right token never
-// spends the budget, so the owner's own traffic never slows anyone.
+// Retry-After, at most Every (unless OwnerConnContext tells the owner's
+// requests apart). A request with the right token never spends the
+// budget, so the owner's own traffic never slows anyone.
 //
 // The budget is a GCRA ("virtual scheduling"): next is when the budget
 // would be full again; a guess pushes it by Every; a guess is let
@@ -75,14 +80,25 @@ func (t *Throttle) Check(r *http.Request) (v Verdict, retryAfter time.Duration) 
 	if !bearsToken(r) || !t.token.Set() {
 		return Unauthorized, 0 // nothing to compare: no guess spent
 	}
+	if fromOwner(r) {
+		return t.compare(r), 0 // the server's own user: see OwnerConnContext
+	}
 	if wait, ok := t.reserve(); !ok {
 		return Throttled, wait
 	}
-	if t.token.Authorized(r) {
+	v = t.compare(r)
+	if v == Authorized {
 		t.refund()
-		return Authorized, 0
 	}
-	return Unauthorized, 0
+	return v, 0
+}
+
+// compare checks r's token, spending nothing.
+func (t *Throttle) compare(r *http.Request) Verdict {
+	if t.token.Authorized(r) {
+		return Authorized
+	}
+	return Unauthorized
 }
 
 // bearsToken reports whether r presents a bearer token to compare.

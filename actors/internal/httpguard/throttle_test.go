@@ -114,3 +114,48 @@ func TestCheckToken_ShortTokensAreRefused(t *testing.T) {
 		t.Fatalf("no token (serves nobody): %v", err)
 	}
 }
+
+// A server whose ConnContext is OwnerConnContext compares every token of
+// its own user's connections, spending no guess: the owner's typos do
+// not throttle it, and another user cannot throttle it either (that part,
+// as another user, is tested where the servers are: httpapi and gateway).
+func TestThrottle_TheOwnersConnectionsAreNotThrottled(t *testing.T) {
+	t.Parallel()
+	clock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	th := httpguard.NewThrottle(httpguard.NewToken(rightToken), clock)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := th.Check(r)
+		w.WriteHeader(map[httpguard.Verdict]int{httpguard.Authorized: 200, httpguard.Unauthorized: 401, httpguard.Throttled: 429}[v])
+	}))
+	ts.Config.ConnContext = httpguard.OwnerConnContext
+	ts.Start()
+	defer ts.Close()
+	get := func(token string) int {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i := range 3 * httpguard.DefaultGuessBurst {
+		if code := get("typo"); code != http.StatusUnauthorized {
+			t.Fatalf("the owner's wrong token %d: %d, want 401 every time", i, code)
+		}
+	}
+	if code := get(rightToken); code != http.StatusOK {
+		t.Fatalf("the owner's right token: %d, want 200", code)
+	}
+	// The budget is untouched: a connection of unknown owner (no
+	// OwnerConnContext) still has the whole burst.
+	for i := range httpguard.DefaultGuessBurst {
+		if v, _ := th.Check(bearing("wrong")); v != httpguard.Unauthorized {
+			t.Fatalf("guess %d of unknown owner: %v, want the whole burst left", i, v)
+		}
+	}
+	if v, _ := th.Check(bearing("wrong")); v != httpguard.Throttled {
+		t.Fatalf("past the burst, unknown owner: %v, want Throttled", v)
+	}
+}

@@ -49,14 +49,15 @@ func (t Token) Authorized(r *http.Request) bool {
 // a brute force in 0.3 s). A generated token is 32 random bytes.
 const MinTokenBytes = 32
 
-// MakeTokenHint is how to make a token that CheckToken accepts.
-const MakeTokenHint = "make one with: head -c 32 /dev/urandom | base64"
-
-// CheckToken refuses a token shorter than MinTokenBytes. The empty token
-// passes: it means "none", which Token turns into refusing every request.
+// CheckToken refuses a token shorter than MinTokenBytes: the one check
+// of that rule, with the one message that says it, for the API, the
+// gateway and the CLI (each names where the token came from). The empty
+// token passes: it means "none", which Token turns into refusing every
+// request.
 func CheckToken(token string) error {
 	if token != "" && len(token) < MinTokenBytes {
-		return fmt.Errorf("the bearer token is %d bytes: at least %d are needed, or it can be guessed (%s)", len(token), MinTokenBytes, MakeTokenHint)
+		return fmt.Errorf("the token is %d bytes: at least %d are needed, or another local user can guess it; "+
+			"make one with: head -c 32 /dev/urandom | base64 > FILE (then chmod 600 FILE)", len(token), MinTokenBytes)
 	}
 	return nil
 }

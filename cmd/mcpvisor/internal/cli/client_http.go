@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/coder/quartz"
+
 	"github.com/mcpvisor/mcpvisor/actors/httpapi"
 )
 
@@ -21,6 +23,7 @@ type apiClient struct {
 	base  string // scheme://host:port
 	token string
 	http  *http.Client
+	clock quartz.Clock // times the wait before a throttled request is sent again
 }
 
 // newAPIClient talks to the daemon at addr through dialer, which checks
@@ -35,7 +38,7 @@ func newAPIClient(addr, token string, dialer *daemonDialer) *apiClient {
 		DialContext:           dialer.DialContext,
 		ResponseHeaderTimeout: 0, // calls and resyncs take as long as they take; the context bounds them
 	}
-	return &apiClient{addr: addr, base: strings.TrimSuffix(base, "/"), token: token, http: &http.Client{Transport: tr}}
+	return &apiClient{addr: addr, base: strings.TrimSuffix(base, "/"), token: token, http: &http.Client{Transport: tr}, clock: quartz.NewReal()}
 }
 
 // close releases idle connections.
@@ -79,21 +82,50 @@ func (e *goneError) Error() string {
 
 // send makes one request and returns the response, or an error that says
 // what to do: the daemon is unreachable, wants a token, or answered an
-// error. body, when not nil, is sent as JSON.
+// error. body, when not nil, is sent as JSON. A request the daemon
+// throttled (429: someone is guessing tokens, and this one was not even
+// looked at) is sent once more after its Retry-After, at most
+// maxRetryWait.
 func (c *apiClient) send(ctx context.Context, method, path string, body any, accept string) (*http.Response, error) {
-	var rd io.Reader
+	var payload []byte
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
-		rd = bytes.NewReader(b)
+		payload = b
+	}
+	res, err := c.sendOnce(ctx, method, path, payload, accept)
+	if err == nil && res.StatusCode == http.StatusTooManyRequests {
+		wait := retryWait(res.Header)
+		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // the connection can be reused
+		res.Body.Close()
+		if err := c.pause(ctx, wait); err != nil {
+			return nil, err
+		}
+		res, err = c.sendOnce(ctx, method, path, payload, accept)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode >= 300 {
+		defer res.Body.Close()
+		return nil, c.errorFrom(res)
+	}
+	return res, nil
+}
+
+// sendOnce makes one request; payload, when not nil, is its JSON body.
+func (c *apiClient) sendOnce(ctx context.Context, method, path string, payload []byte, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		return nil, fmt.Errorf("daemon address %q: %w", c.addr, err)
 	}
-	if body != nil {
+	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", accept)
@@ -114,10 +146,6 @@ func (c *apiClient) send(ctx context.Context, method, path string, body any, acc
 		}
 		return nil, fmt.Errorf("talking to the daemon at %s: %w", c.addr, err)
 	}
-	if res.StatusCode >= 300 {
-		defer res.Body.Close()
-		return nil, c.errorFrom(res)
-	}
 	return res, nil
 }
 
@@ -134,6 +162,10 @@ func (c *apiClient) errorFrom(res *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	if err := json.Unmarshal(b, &body); err != nil || body.Error == "" {
 		return fmt.Errorf("the daemon at %s answered %s without an mcpvisor error: is it an mcpvisor daemon?", c.addr, res.Status)
+	}
+	if res.StatusCode == http.StatusTooManyRequests {
+		return fmt.Errorf("the daemon at %s turned the request away twice, its token not checked: it is slowing down wrong tokens, "+
+			"so some program is guessing them; try again in a few seconds, and run the CLI as the daemon's user (whose requests are never slowed)", c.addr)
 	}
 	if res.StatusCode == http.StatusUnauthorized {
 		if c.token == "" {

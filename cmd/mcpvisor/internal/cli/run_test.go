@@ -40,7 +40,7 @@ func TestRun_ShortTokenIsRefused(t *testing.T) {
 		env := stateEnv(t)
 		env["MCPVISOR_TOKEN"] = "short"
 		r := mcpvisor(actorstest.Context(t), env, "", "run", "--config", emptyConfig(t), "--listen", listen)
-		r.want(t, cli.ExitUsage, "", "the token in MCPVISOR_TOKEN is 5 bytes")
+		r.want(t, cli.ExitUsage, "", "MCPVISOR_TOKEN: the token is 5 bytes")
 		if !strings.Contains(r.stderr, "at least 32") || r.stdout != "" || strings.Contains(r.stderr, "short") {
 			t.Fatalf("stdout %q stderr %q: want nothing started, the rule, and not the token", r.stdout, r.stderr)
 		}

@@ -73,15 +73,14 @@ func serverToken(file string, lookup func(string) (string, bool)) (apiToken, err
 	return rotatedToken(path)
 }
 
-// checkTokenLength refuses a token shorter than httpapi.MinTokenBytes,
-// naming where it came from (never the value) and how to make one.
+// checkTokenLength refuses a token too short to be safe, with the API's
+// one message for it (httpapi.CheckToken), naming where the token came
+// from (never the value) and the CLI's ways out.
 func checkTokenLength(tok, from string) error {
-	if len(tok) >= httpapi.MinTokenBytes {
-		return nil
+	if err := httpapi.CheckToken(tok); err != nil {
+		return fmt.Errorf("%s: %w; pass it with --token-file FILE, or leave --token-file and MCPVISOR_TOKEN unset to use a generated one", from, err)
 	}
-	return fmt.Errorf("the token in %s is %d bytes: at least %d are needed, or another local user can guess it; "+
-		"make one with: head -c 32 /dev/urandom | base64 > FILE (then chmod 600 FILE and pass --token-file FILE), "+
-		"or leave --token-file and MCPVISOR_TOKEN unset to use a generated one", from, len(tok), httpapi.MinTokenBytes)
+	return nil
 }
 
 // clientToken is the token the CLI clients send: the one in --token-file,
