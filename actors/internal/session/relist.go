@@ -142,7 +142,7 @@ func (s *sessionActor) relistIfDue(c actor.Context, k Kinds) {
 // timeout; it ends by sending catalogListed.
 func (s *sessionActor) startRelist(self *actor.PID, root *actor.RootContext, k Kinds, n uint64) {
 	cs, stop := s.cs, s.ctx
-	timeout, clock, server, red := s.deps.ListTimeout, s.deps.Clock, s.spec.Name, s.catalogRedactor
+	timeout, clock, server, red := s.deps.ListTimeout, s.deps.Clock, s.spec.Name, s.redactor.catalog()
 	s.deps.Work.Add(1)
 	go func() {
 		defer s.deps.Work.Done()
