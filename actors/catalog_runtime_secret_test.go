@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,5 +79,32 @@ func TestSession_CatalogEchoingItsBearerTokenIsRedacted(t *testing.T) {
 				t.Errorf("the cache holds the token:\n%s", data)
 			}
 		})
+	}
+}
+
+// The same for an OAuth access token: a server that shows the token it
+// was sent (a stored login's, read from the token store at connect) in a
+// tool's description shows it redacted.
+func TestOAuth_CatalogEchoingTheAccessTokenIsRedacted(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	const access = "planted-access-echo-7c2e"
+	as := newAuthServer(t)
+	clock := quartz.NewMock(t)
+	dir := t.TempDir()
+	srv := toolServer(tool("who", "your token is "+access))()
+	url := as.protectServer("/mcp", srv, func(h http.Handler) http.Handler { return h })
+	plantRecord(t, dir, as, "remote", url, access, "planted-refresh-echo-7c2e", clock.Now().Add(time.Hour))
+	sup, rec := startOAuth(t, clock, dir, map[string]any{"remote": map[string]any{"url": url}})
+	rec.WaitState(ctx, 0, "remote", messages.StateReady)
+	if seen := as.tokensSeen("/mcp"); len(seen) == 0 || seen[0] != access {
+		t.Fatalf("the server was sent %q, want the stored token", seen)
+	}
+	tools := sup.Tools()
+	if len(tools) != 1 || strings.Contains(tools[0].Description, access) || !strings.Contains(tools[0].Description, redact.Mark) {
+		t.Fatalf("tools %+v, want who's description with %s where the token was", tools, redact.Mark)
+	}
+	if dump := rec.Dump(); strings.Contains(dump, access) {
+		t.Errorf("the events show the token:\n%s", dump)
 	}
 }
