@@ -67,6 +67,7 @@ func TestRelay_InputBatchIsAdmittedWhole(t *testing.T) {
 	clock := quartz.NewMock(t)
 	r := New(Deps{Admission: NewAdmission(Limits{}, clock), Clock: clock}, messages.ServerSpec{Name: "s"}, 1, nil, nil)
 	batch := func(n int) *mcp.CallToolResult {
+		//lint:ignore SA1019 a roots request is what the batch must not count
 		asks := mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}} // answered, shown to nobody: not counted
 		for i := range n {
 			asks[fmt.Sprint("ask", i)] = &mcp.ElicitParams{Message: "colour?"}
