@@ -108,7 +108,7 @@ func newProps(deps *Deps, spec messages.ServerSpec, id uint64, handle *Handle) *
 			handle:   handle,
 			log:      deps.Logger.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls:    make(chan struct{}, deps.MaxCalls),
-			redactor: newSessionRedactor(deps.Redactor(spec), deps.catalogRedactor(spec)),
+			redactor: newSessionRedactor(deps.Redactor(spec), deps.catalogRedactor(spec), deps.CatalogMinSecretBytes),
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/mcpvisor/mcpvisor/actors/internal/catcache"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
@@ -19,17 +18,20 @@ import (
 // their own, and the handler and the helper learn on the transport's.
 //
 // It keeps a second redactor for listed catalogs (catalog_redact.go): the
-// config's secrets of at least catcache.MinSecretBytes and the learned
+// config's secrets of at least Deps.CatalogMinSecretBytes and the learned
 // ones of that length, so that a server cannot show its own bearer token
 // in a tool's description to the gateway's clients, the API or the disk
 // cache.
 type sessionRedactor struct {
 	cur atomic.Pointer[redact.Redactor]
 	cat atomic.Pointer[redact.Redactor]
+	// catalogMin is the shortest learned secret the catalog redactor
+	// takes.
+	catalogMin int
 }
 
-func newSessionRedactor(base, catalog *redact.Redactor) *sessionRedactor {
-	r := &sessionRedactor{}
+func newSessionRedactor(base, catalog *redact.Redactor, catalogMin int) *sessionRedactor {
+	r := &sessionRedactor{catalogMin: catalogMin}
 	r.cur.Store(base)
 	r.cat.Store(catalog)
 	return r
@@ -43,15 +45,15 @@ func (r *sessionRedactor) catalog() *redact.Redactor { return r.cat.Load() }
 // Redact removes every secret known so far from text.
 func (r *sessionRedactor) Redact(text string) string { return r.cur.Load().Redact(text) }
 
-// learn adds secrets; the ones known stay. Those of at least
-// catcache.MinSecretBytes join the catalog redactor too (shorter ones are
-// words a description may hold).
+// learn adds secrets; the ones known stay. Those of at least catalogMin
+// bytes join the catalog redactor too (shorter ones are words a
+// description may hold).
 func (r *sessionRedactor) learn(secrets ...string) {
 	if len(secrets) == 0 {
 		return
 	}
 	addTo(&r.cur, secrets)
-	long := slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < catcache.MinSecretBytes })
+	long := slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return len(s) < r.catalogMin })
 	if len(long) > 0 {
 		addTo(&r.cat, long)
 	}
