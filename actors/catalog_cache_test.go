@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,9 +326,10 @@ func TestCatalogCache_AFingerprintChangeInvalidatesTheEntry(t *testing.T) {
 }
 
 // Files in the cache that are not entries (not JSON, another version, an
-// entry for another server than its name says, a directory) are ignored
-// with a warning; the server starts as if nothing was cached, and its
-// entry is written once it is up.
+// entry for another server than its name says) are removed with a
+// warning, not skipped at every start; what is no entry file (a .txt, a
+// directory) is left alone. The server starts as if nothing was cached,
+// and its entry is written once it is up.
 func TestCatalogCache_CorruptAndForeignFilesAreIgnored(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
@@ -376,8 +378,18 @@ func TestCatalogCache_CorruptAndForeignFilesAreIgnored(t *testing.T) {
 	if err := sup.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := logs.FilterMessage("catalog cache entry ignored").Len(); n != 3 {
-		t.Errorf("%d warnings about ignored entries, want 3 (cut short, future version, foreign):\n%v", n, logs.All())
+	if n := logs.FilterMessage("catalog cache entry removed").Len(); n != 3 {
+		t.Errorf("%d warnings about removed entries, want 3 (cut short, future version, foreign):\n%v", n, logs.All())
+	}
+	for _, gone := range []string{"future.json", "b-0000000000000000.json"} {
+		if _, err := os.Stat(filepath.Join(catalogs, gone)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", gone, err)
+		}
+	}
+	for _, kept := range []string{"notes.txt", "sub.json"} {
+		if _, err := os.Stat(filepath.Join(catalogs, kept)); err != nil {
+			t.Errorf("%s: %v, want it left alone", kept, err)
+		}
 	}
 	data, _ := os.ReadFile(files[0])
 	if !json.Valid(data) || !bytes.Contains(data, []byte(`"echo"`)) {

@@ -51,7 +51,7 @@ func TestRelay_InputRequestsOfALibraryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Passed through as the server sent it, but naming the server (G1).
-	if ask, ok := res.InputRequests["elicit"].(*mcp.ElicitParams); !ok || ask.Message != "[server up] colour?" || ask.Meta["io.mcpvisor/server"] != "up" {
+	if ask, ok := res.InputRequests["elicit"].(*mcp.ElicitParams); !ok || ask.Message != "[server \"up\"] colour?" || ask.Meta["io.mcpvisor/server"] != "up" {
 		t.Fatalf("passed through: %+v, want the server's elicitation, attributed", res)
 	}
 	answers := mcp.InputResponseMap{"elicit": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "mine"}}}

@@ -79,7 +79,7 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor, sec
 			Journal:   s.journal, Logger: slogOf(o.Logger.Named("mcp")), LogLevel: s.upstreamLogLevel,
 		},
 		Redactor:        func(spec messages.ServerSpec) *redact.Redactor { return redactorFor(base, spec) },
-		CatalogRedactor: catalogRedactors(secrets),
+		CatalogRedactor: catalogRedactors(secrets), CatalogMinSecretBytes: catcache.MinSecretBytes,
 		Environ: func(spec messages.ServerSpec) ([]string, error) {
 			return callEnviron(func() []string { return environFor(o, spec) })
 		},

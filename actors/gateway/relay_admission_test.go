@@ -35,7 +35,7 @@ func TestRelay_ElicitationOutsideACallIsRefused(t *testing.T) {
 	if text := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__ask", Arguments: map[string]any{"message": "which colour?"}}); text != "action accept" {
 		t.Errorf("the call's own elicitation got %q, want it accepted", text)
 	}
-	if diff := cmp.Diff([]string{"[server demo] which colour?"}, seen.messages()); diff != "" {
+	if diff := cmp.Diff([]string{"[server \"demo\"] which colour?"}, seen.messages()); diff != "" {
 		t.Errorf("the client was asked (-want +got):\n%s", diff)
 	}
 }
@@ -56,7 +56,7 @@ func TestRelay_RequestsInACallNameTheirServer(t *testing.T) {
 		var seen elicitations
 		cs := r.connect(ctx, "2025-11-25", seen.options(), "demo__ask")
 		call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__ask", Arguments: map[string]any{"message": phish}})
-		checkAttributed(t, seen.params(), "[server demo] "+phish)
+		checkAttributed(t, seen.params(), "[server \"demo\"] "+phish)
 	})
 	for _, p := range protocols {
 		t.Run("input requests, "+p.name, func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestRelay_RequestsInACallNameTheirServer(t *testing.T) {
 			cs := r.connect(ctx, p.pin, o, demoTools()...)
 			call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__elicit", Arguments: map[string]any{"message": phish}})
 			call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__sample", Arguments: map[string]any{"prompt": "hello"}})
-			checkAttributed(t, seen.params(), "[server demo] "+phish)
+			checkAttributed(t, seen.params(), "[server \"demo\"] "+phish)
 			if len(sampled) != 1 {
 				t.Fatalf("%d sampling requests, want 1", len(sampled))
 			}
@@ -145,7 +145,7 @@ func TestRelay_UnsolicitedRequestsAllowedByConfig(t *testing.T) {
 			t.Errorf("request %d: %q (accepted: want %v)", i+1, a, want)
 		}
 	}
-	checkAttributed(t, seen.params()[:1], "[server demo] reindexed")
+	checkAttributed(t, seen.params()[:1], "[server \"demo\"] reindexed")
 }
 
 // allowUnsolicitedRequests applies live: turned on in the config, the

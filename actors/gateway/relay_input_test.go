@@ -93,7 +93,7 @@ func TestRelay_InputRequestsPassThroughToNewClients(t *testing.T) {
 		t.Fatalf("the first result needs no input: %+v", first)
 	}
 	ask, ok := first.InputRequests["elicit"].(*mcp.ElicitParams)
-	if !ok || ask.Message != "[server demo] colour?" || ask.Meta["io.mcpvisor/server"] != "demo" || len(first.InputRequests) != 1 {
+	if !ok || ask.Message != "[server \"demo\"] colour?" || ask.Meta["io.mcpvisor/server"] != "demo" || len(first.InputRequests) != 1 {
 		t.Fatalf("input requests %+v, want the server's one elicitation, attributed", first.InputRequests)
 	}
 	retry := &mcp.CallToolParams{

@@ -22,7 +22,29 @@ func ReadConfigFiles(paths []string) []config.FileContent {
 	return out
 }
 
-func readConfigFile(path string) config.FileContent {
+func readConfigFile(path string) config.FileContent { return readFile(path, nil) }
+
+// readStore reads a store file as readConfigFile does, refused unless
+// CheckFile passes on the file it opened (check: what other users must
+// not do to it), so that what was checked is what is read: a symlink
+// swapped between the read and a check by path is not. A refusal is the
+// ReadErr, "WHAT " before it.
+func readStore(path, what string, check Check) config.FileContent {
+	return readFile(path, func(info fs.FileInfo) error {
+		if err := CheckFile(path, info, check); err != nil {
+			return fmt.Errorf("%s %w", what, err)
+		}
+		return nil
+	})
+}
+
+// afterOpen, when set (by a test), runs once a file is open, before it is
+// checked and read.
+var afterOpen func(path string)
+
+// readFile reads path, bounded and refused unless a regular file; check,
+// when not nil, is run on the open file's info before anything is read.
+func readFile(path string, check func(fs.FileInfo) error) config.FileContent {
 	fc := config.FileContent{Path: path}
 	// Non-blocking, so that a FIFO (or a symlink to /dev/stdin, which a
 	// cloned repository can hold) cannot hang the read or eat another
@@ -37,7 +59,13 @@ func readConfigFile(path string) config.FileContent {
 		return fc
 	}
 	defer f.Close()
+	if afterOpen != nil {
+		afterOpen(path)
+	}
 	info, err := f.Stat()
+	if err == nil && check != nil {
+		err = check(info)
+	}
 	switch {
 	case err != nil:
 		fc.ReadErr = err

@@ -21,15 +21,12 @@ import (
 // holds no values and is not an error; one of version 1 (ids alone) is
 // read as the user's scope.
 func ReadInputs(path string) (config.InputStore, error) {
-	fc := readConfigFile(path)
+	fc := readStore(path, "input store", NotReadable)
 	switch {
 	case fc.Missing:
 		return config.InputStore{}, nil
 	case fc.ReadErr != nil:
 		return config.InputStore{}, fc.ReadErr
-	}
-	if err := CheckFile(path, nil, NotReadable); err != nil {
-		return config.InputStore{}, fmt.Errorf("input store %w", err)
 	}
 	store, err := config.ParseInputStore(fc.Data)
 	if err != nil {

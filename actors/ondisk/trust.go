@@ -21,15 +21,12 @@ import (
 // can write (or whose directory they can) is refused: whoever can write
 // it can approve any file.
 func ReadApprovals(path string) (config.Approvals, error) {
-	fc := readConfigFile(path)
+	fc := readStore(path, "trust store", NotWritable)
 	switch {
 	case fc.Missing:
 		return config.Approvals{}, nil
 	case fc.ReadErr != nil:
 		return config.Approvals{}, fc.ReadErr
-	}
-	if err := CheckFile(path, nil, NotWritable); err != nil {
-		return config.Approvals{}, fmt.Errorf("trust store %w", err)
 	}
 	return config.ParseApprovals(fc.Data)
 }

@@ -70,17 +70,70 @@ func ExposedSecrets(path string, data []byte) []ExposedSecret {
 		data = append([]byte("   "), data[len(utf8BOM):]...)
 	}
 	lines := newLineIndex(path, data)
+	passwords := passwordInputsIn(data)
 	var out []ExposedSecret
 	for _, e := range raw {
-		out = append(out, exposedIn(e.name, e.value, lines)...)
+		out = append(out, exposedIn(e.name, e.value, lines, passwords)...)
 	}
 	return out
+}
+
+// passwordInputsIn is the set of the ids of the inputs data declares
+// "password": true (the file parses: rawEntries said so).
+func passwordInputsIn(data []byte) map[string]bool {
+	root, err := hujson.Parse(data)
+	if err != nil {
+		return nil
+	}
+	top, _ := root.Value.(*hujson.Object)
+	if top == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for i := range top.Members {
+		m := &top.Members[i]
+		arr, ok := m.Value.Value.(*hujson.Array)
+		if !ok || decodeString(m.Name.Value.(hujson.Literal), m.Name.StartOffset).value != "inputs" {
+			continue
+		}
+		for j := range arr.Elements {
+			if id, ok := passwordInputID(&arr.Elements[j]); ok {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}
+
+// passwordInputID is the id of input v if it is declared "password": true.
+func passwordInputID(v *hujson.Value) (string, bool) {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return "", false
+	}
+	var id string
+	var password bool
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		lit, isLit := m.Value.Value.(hujson.Literal)
+		switch key := decodeString(m.Name.Value.(hujson.Literal), m.Name.StartOffset).value; {
+		case key == "id" && isLit && lit.Kind() == '"':
+			id = decodeString(lit, m.Value.StartOffset).value
+		case key == "password" && isLit && lit.Kind() == 't':
+			password = true
+		}
+	}
+	return id, password && id != ""
 }
 
 // warnExposed warns about each secret-looking reference the parsed entry
 // expands into a command line.
 func (p *fileParser) warnExposed(d declaration) {
-	for _, x := range exposedIn(d.name.value, d.value, p.lines) {
+	passwords := map[string]bool{}
+	for id, decl := range p.inputs {
+		passwords[id] = decl.password
+	}
+	for _, x := range exposedIn(d.name.value, d.value, p.lines, passwords) {
 		p.out.Diagnostics = append(p.out.Diagnostics, messages.Diagnostic{
 			Position: x.Position,
 			Severity: messages.SeverityWarning,
@@ -90,8 +143,9 @@ func (p *fileParser) warnExposed(d declaration) {
 }
 
 // exposedIn finds the secret-looking references in the command-line
-// fields of one entry as written.
-func exposedIn(server string, v *hujson.Value, lines lineIndex) []ExposedSecret {
+// fields of one entry as written: by their names, and every
+// ${input:ID} of an input the file declares "password": true (passwords).
+func exposedIn(server string, v *hujson.Value, lines lineIndex, passwords map[string]bool) []ExposedSecret {
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		return nil
@@ -103,7 +157,7 @@ func exposedIn(server string, v *hujson.Value, lines lineIndex) []ExposedSecret 
 			return
 		}
 		for _, ref := range referencesIn(decodeString(lit, s.StartOffset).value) {
-			if ref, _, _ = strings.Cut(ref, ":-"); secretLookingName(ref) {
+			if ref, _, _ = strings.Cut(ref, ":-"); secretLookingName(ref) || isPasswordInput(ref, passwords) {
 				out = append(out, ExposedSecret{Server: server, Position: lines.pos(s.StartOffset), Field: field, Reference: ref})
 			}
 		}
@@ -122,6 +176,14 @@ func exposedIn(server string, v *hujson.Value, lines lineIndex) []ExposedSecret 
 		}
 	}
 	return out
+}
+
+// isPasswordInput reports whether ref is "input:ID" of a password input.
+// The id is quoted back to a terminal only if it is a name (as
+// secretLookingName requires of the rest).
+func isPasswordInput(ref string, passwords map[string]bool) bool {
+	id, ok := strings.CutPrefix(ref, "input:")
+	return ok && passwords[id] && isReferenceName(id)
 }
 
 // referencesIn lists the bodies of the "${…}" references of s as written
@@ -147,6 +209,17 @@ func referencesIn(s string) []string {
 	return out
 }
 
+// isReferenceName reports whether name is made of letters, digits, "_",
+// "-" and ".": a name that may be quoted back to a terminal.
+func isReferenceName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // secretWordParts are words that mark a secret only as a whole part of a
 // name ("GITHUB_PAT", "x-auth"), not inside one ("PATH", "AUTHOR").
 var secretWordParts = []string{"pat", "auth"}
@@ -159,10 +232,8 @@ var secretWordParts = []string{"pat", "auth"}
 // is not quoted back to a terminal).
 func secretLookingName(ref string) bool {
 	name := strings.TrimPrefix(strings.TrimPrefix(ref, "env:"), "input:")
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !isWordByte(c) && c != '.' {
-			return false
-		}
+	if !isReferenceName(name) {
+		return false
 	}
 	if hasSecretWord(name) || strings.Contains(strings.ToLower(name), "credential") {
 		return true

@@ -13,8 +13,9 @@ import (
 // exposedFile expands secret-looking references into command lines (args,
 // headersHelper, command) and harmless ones, and secrets where they
 // belong (env, headers).
-const exposedFile = `{"inputs": [{"id": "github-pat", "type": "promptString", "password": true}], "mcpServers": {
-  "gh": {"command": "gh-mcp", "args": ["--token", "${GITHUB_TOKEN}", "--dir", "${PATH}/${HOME}", "$${API_KEY}"], "env": {"OK_TOKEN": "${OK_TOKEN}"}},
+const exposedFile = `{"inputs": [{"id": "github-pat", "type": "promptString", "password": true},
+  {"id": "gh", "type": "promptString", "password": true}, {"id": "dir", "type": "promptString"}], "mcpServers": {
+  "gh": {"command": "gh-mcp", "args": ["--token", "${GITHUB_TOKEN}", "--dir", "${PATH}/${HOME}", "$${API_KEY}", "${input:gh}", "${input:dir}"], "env": {"OK_TOKEN": "${OK_TOKEN}"}},
   "helper": {"url": "https://h/mcp", "headersHelper": "printf '{\"x\": \"%s\"}' ${env:AWS_SECRET_ACCESS_KEY}"},
   "pat": {"command": "${GITHUB_PAT_RUNNER:-run}", "args": ["${input:github-pat}", "${AUTHOR}"]},
   "fine": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}
@@ -22,8 +23,10 @@ const exposedFile = `{"inputs": [{"id": "github-pat", "type": "promptString", "p
 
 // E1: a ${GITHUB_TOKEN} expanded into args or headersHelper is on a
 // command line, which every local user reads with ps. Each such reference
-// is found as written, with its field and position; env, headers, "$$"
-// escapes and names like PATH or AUTHOR are not.
+// is found as written, with its field and position, and so is an
+// ${input:ID} of an input declared "password": true whatever its name
+// (${input:gh}); env, headers, "$$" escapes, names like PATH or AUTHOR and
+// inputs that are no password are not.
 func TestExposedSecrets(t *testing.T) {
 	t.Parallel()
 	var got []string
@@ -32,6 +35,7 @@ func TestExposedSecrets(t *testing.T) {
 	}
 	want := []string{
 		"gh args[1] GITHUB_TOKEN",
+		"gh args[5] input:gh",
 		"helper headersHelper env:AWS_SECRET_ACCESS_KEY",
 		"pat command GITHUB_PAT_RUNNER",
 		"pat args[0] input:github-pat",
@@ -74,7 +78,7 @@ func TestParseFile_WarnsAboutSecretsOnTheCommandLine(t *testing.T) {
 			t.Errorf("no warning %s\ngot:\n%s", w, strings.Join(warnings, "\n"))
 		}
 	}
-	if len(warnings) != 4 {
+	if len(warnings) != 5 {
 		t.Fatalf("%d warnings:\n%s", len(warnings), strings.Join(warnings, "\n"))
 	}
 }

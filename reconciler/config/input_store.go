@@ -56,14 +56,7 @@ func InputScopeOf(path string, trust *TrustPolicy) InputScope {
 // InputProjectDir is the project directory of a project file: the folder
 // that holds it, or, for a file in a tool's folder (.vscode/mcp.json,
 // .cursor/mcp.json, .gemini/settings.json), the folder that holds that.
-func InputProjectDir(path string) string {
-	dir := filepath.Dir(filepath.Clean(path))
-	switch filepath.Base(dir) {
-	case ".vscode", ".cursor", ".gemini":
-		return filepath.Dir(dir)
-	}
-	return dir
-}
+func InputProjectDir(path string) string { return folderAbove(path, projectFolders) }
 
 // SetFlag is the `mcpvisor input set` flag that stores a value in the
 // scope ("" for the user's).

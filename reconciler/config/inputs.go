@@ -171,11 +171,7 @@ func (p *fileParser) workspace() string {
 	if p.opts.Workspace != "" {
 		return p.opts.Workspace
 	}
-	dir := filepath.Dir(p.path)
-	if filepath.Base(dir) == ".vscode" {
-		return filepath.Dir(dir)
-	}
-	return dir
+	return defaultWorkspace(p.path)
 }
 
 // input answers ${input:ID}.

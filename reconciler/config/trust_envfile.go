@@ -70,10 +70,7 @@ func (p *TrustPolicy) judgeEnvFiles(path, name string, read map[string]string) (
 // envFiles resolve by default, else absolute; quoted when it holds
 // anything but plain characters, since the file's author chose it.
 func envFileLabel(configPath, envFile string) string {
-	dir := filepath.Dir(configPath)
-	if filepath.Base(dir) == ".vscode" {
-		dir = filepath.Dir(dir)
-	}
+	dir := defaultWorkspace(configPath)
 	label := envFile
 	if rel, err := filepath.Rel(dir, envFile); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		label = rel

@@ -209,13 +209,3 @@ func isCredentialHeader(name, value string) bool {
 	}
 	return hasSecretWord(name) || isScheme(strings.Fields(value + " x")[0])
 }
-
-// defaultWorkspace is the folder an envFile is relative to when no
-// --workspace is given (see fileParser.workspace).
-func defaultWorkspace(path string) string {
-	dir := filepath.Dir(path)
-	if filepath.Base(dir) == ".vscode" {
-		return filepath.Dir(dir)
-	}
-	return dir
-}

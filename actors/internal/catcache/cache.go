@@ -122,6 +122,12 @@ func (c *Cache) load() []reconciler.CachedCatalog {
 			continue
 		}
 		e, err := c.readEntry(f.name)
+		var stale *staleEntryError
+		if errors.As(err, &stale) {
+			c.log.Warn("catalog cache entry removed", zap.String("file", f.name), zap.Error(err))
+			_ = os.Remove(filepath.Join(c.dir, f.name))
+			continue
+		}
 		if err != nil {
 			c.log.Warn("catalog cache entry ignored", zap.String("file", f.name), zap.Error(err))
 			continue

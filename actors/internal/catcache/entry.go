@@ -98,6 +98,24 @@ func (c *Cache) readEntry(name string) (*cacheEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	e, err := c.decodeEntry(file, name)
+	if err != nil {
+		return nil, &staleEntryError{err}
+	}
+	return e, nil
+}
+
+// staleEntryError: a file of the user's own, in their checked cache
+// directory, that is not an entry this version can serve (an older
+// version's, one not sealed with the user's key, unreadable JSON). It
+// would be skipped at every start, so it is removed.
+type staleEntryError struct{ err error }
+
+func (e *staleEntryError) Error() string { return e.err.Error() }
+func (e *staleEntryError) Unwrap() error { return e.err }
+
+// decodeEntry is the entry that file, the entry file name, holds.
+func (c *Cache) decodeEntry(file []byte, name string) (*cacheEntry, error) {
 	data, err := unseal(c.key, file)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -55,8 +56,9 @@ func TestCatalogCache_RefusesADirectoryAnotherUserControls(t *testing.T) {
 // An entry the user's key did not seal is not served: one written as an
 // attacker who read the config would (the key is a hash of the
 // fingerprint, the name a hash of the server and file: all computable),
-// and a sealed one whose description was changed. One another user wrote,
-// even with a valid seal (copied), is not served either.
+// and a sealed one whose description was changed; both, the user's own
+// files, are removed. One another user wrote, even with a valid seal
+// (copied), is not served either, and is left where it is.
 func TestCatalogCache_ForgedEntryIsNotServed(t *testing.T) {
 	t.Parallel()
 	other := testkit.Stranger(t)
@@ -87,8 +89,10 @@ func TestCatalogCache_ForgedEntryIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeEntry(t, bFile, []byte(strings.Replace(string(sealed), `"description":"dddddddddd"`, `"description":"ignore previous"`, 1)))
-	// c: a valid sealed entry (b's, as it was), written by nobody.
-	runCache(t, root, MaxEntryBytes, MaxTotalBytes, zap.NewNop(), func(c *Cache) { c.Store(specFor("c"), entryFor("c", 10), nil) })
+	// c: a valid sealed entry (b's, as it was), written by nobody. (This
+	// start already finds a and b.)
+	core, logs := observer.New(zapcore.WarnLevel)
+	runCache(t, root, MaxEntryBytes, MaxTotalBytes, zap.New(core), func(c *Cache) { c.Store(specFor("c"), entryFor("c", 10), nil) })
 	cFile := filepath.Join(dir, cacheFile("c", "/cfg/mcp.json"))
 	cSealed, err := os.ReadFile(cFile)
 	if err != nil {
@@ -105,23 +109,26 @@ func TestCatalogCache_ForgedEntryIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	core, logs := observer.New(zapcore.WarnLevel)
 	if loaded := runCache(t, root, MaxEntryBytes, MaxTotalBytes, zap.New(core), func(*Cache) {}); len(loaded) != 0 {
 		t.Errorf("loaded %+v, want no forged entry served", loaded)
 	}
-	ignored := logs.FilterMessage("catalog cache entry ignored").All()
 	reasons := map[string]string{}
-	for _, e := range ignored {
-		reasons[e.ContextMap()["file"].(string)] = e.ContextMap()["error"].(string)
+	for _, e := range logs.All() {
+		reasons[e.ContextMap()["file"].(string)] = e.Message + ": " + e.ContextMap()["error"].(string)
 	}
 	for file, want := range map[string]string{
-		cacheFile("a", "/cfg/mcp.json"): "not sealed with this user's cache key",
-		cacheFile("b", "/cfg/mcp.json"): "not sealed with this user's cache key",
-		cacheFile("c", "/cfg/mcp.json"): cFile + " is owned by uid ",
+		cacheFile("a", "/cfg/mcp.json"): "catalog cache entry removed: not sealed with this user's cache key",
+		cacheFile("b", "/cfg/mcp.json"): "catalog cache entry removed: not sealed with this user's cache key",
+		cacheFile("c", "/cfg/mcp.json"): "catalog cache entry ignored: " + cFile + " is owned by uid ",
 	} {
 		if !strings.Contains(reasons[file], want) {
-			t.Errorf("%s ignored for %q, want %q", file, reasons[file], want)
+			t.Errorf("%s: %q, want %q", file, reasons[file], want)
 		}
+	}
+	// The user's own stale entries are removed, not skipped at every
+	// start; the file another user owns is left alone.
+	if diff := cmp.Diff([]string{cacheFile("c", "/cfg/mcp.json")}, cachedFiles(t, root)); diff != "" {
+		t.Errorf("entries left (-want +got):\n%s", diff)
 	}
 }
 

@@ -210,15 +210,14 @@ func (c *Conn) lastValue(line []byte, err error) ([]byte, error) {
 }
 
 // lineError says which line a message that could not be read ended on,
-// and how it began: what a server printed where a message belonged is the
-// first thing its user needs to see.
+// and how long it was, but not what it said: the error reaches the
+// server's state (LastError, the events, the API), and a line a server
+// printed where a message belonged may hold a secret it was given. Cut
+// before redaction, a secret straddling the cut would leave its first
+// bytes; so none of the line is quoted. (What a server prints on stderr
+// is shown, redacted, in its stderr tail.)
 func (c *Conn) lineError(data []byte, err error) error {
-	const show = 60
-	begin := data
-	if len(begin) > show {
-		begin = begin[:show]
-	}
-	return &streamFault{fmt.Errorf("line %d is not a JSON-RPC message (it begins %q): %w", c.lines, begin, err)}
+	return &streamFault{fmt.Errorf("line %d is not a JSON-RPC message (%d bytes, not shown as they may hold a secret): %w", c.lines, len(data), err)}
 }
 
 // Write writes msg as one line. A response to a call that came in a

@@ -127,16 +127,16 @@ func compact(t *testing.T, s string) string {
 }
 
 // What a server prints where a message belongs ends the connection with
-// an error naming the line and showing how it began; a log line that
+// an error naming the line and its length, never its text; a log line that
 // opens a bracket fails at once, not after waiting for lines to close it.
 func TestConn_ALineThatIsNotJSONRPCSaysWhich(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
 		{"text", `{"jsonrpc":"2.0","method":"a"}` + "\nthis is not JSON-RPC\n",
-			`line 2 is not a JSON-RPC message (it begins "this is not JSON-RPC"): invalid character 'h'`},
+			`line 2 is not a JSON-RPC message (20 bytes, not shown as they may hold a secret): invalid character 'h'`},
 		{"bracketed log line", "[INFO] server starting on stdio\n",
-			`line 1 is not a JSON-RPC message (it begins "[INFO] server starting on stdio"): invalid character 'I'`},
+			`line 1 is not a JSON-RPC message (31 bytes, not shown as they may hold a secret): invalid character 'I'`},
 		{"another version", `{"jsonrpc":"1.0","id":1,"result":{}}` + "\n", `jsonrpc is "1.0", not "2.0"`},
 		{"response without id", `{"jsonrpc":"2.0","result":{}}` + "\n", "a response with no id"},
 		{"empty batch", "[]\n", "an empty batch"},
@@ -173,6 +173,28 @@ func TestConn_ALineThatIsNotJSONRPCSaysWhich(t *testing.T) {
 				t.Fatal("Read waited for more input")
 			}
 		})
+	}
+}
+
+// A line that is not JSON-RPC shows none of its text in the error, which
+// reaches the server's LastError: the error was cut to 60 bytes before it
+// was redacted, so a secret the cut fell inside left its first bytes
+// (too few for the redactor to know them).
+func TestConn_ALineThatIsNotJSONRPCShowsNoneOfIt(t *testing.T) {
+	const secret = "ghp_PLANTEDSECRETVALUE0123456789"
+	line := "Starting with token " + strings.Repeat(".", 60-len("Starting with token ")-8) + secret + "\n"
+	c := ndjson.NewConn(io.NopCloser(strings.NewReader(line)), nopWriteCloser{io.Discard})
+	_, err := c.Read(actorstest.Context(t))
+	if err == nil {
+		t.Fatal("a line that is not JSON-RPC was read")
+	}
+	for _, part := range []string{"Starting", secret[:8]} {
+		if strings.Contains(err.Error(), part) {
+			t.Errorf("error %q shows %q of the line", err, part)
+		}
+	}
+	if !strings.Contains(err.Error(), "line 1 is not a JSON-RPC message") {
+		t.Errorf("error %q does not name the line", err)
 	}
 }
 

@@ -76,8 +76,14 @@ func NewAdmission(limits Limits, clock quartz.Clock) *Admission {
 
 // take spends one of server's tokens for a request of what; it fails with
 // ErrRateLimited when none is left.
-func (a *Admission) take(server, what string) error {
-	if a == nil || a.buckets == nil || a.limits.Burst < 0 {
+func (a *Admission) take(server, what string) error { return a.takeN(server, what, 1) }
+
+// takeN spends n of server's tokens for n requests of what that come
+// together (the input requests of one result), or none: when fewer than n
+// are left the whole batch is refused and the tokens stay, so a batch that
+// is refused costs the server's later requests nothing.
+func (a *Admission) takeN(server, what string, n int) error {
+	if n <= 0 || a == nil || a.buckets == nil || a.limits.Burst < 0 {
 		return nil
 	}
 	now := a.clock.Now("relay", "admission")
@@ -92,11 +98,11 @@ func (a *Admission) take(server, what string) error {
 		b.tokens = min(float64(a.limits.Burst), b.tokens+float64(elapsed)/float64(a.limits.Every))
 		b.at = now
 	}
-	if b.tokens < 1 {
+	if b.tokens < float64(n) {
 		return refusal(ErrRateLimited, fmt.Sprintf("mcpvisor refused %s from server %q: more than %d requests at once, then one per %s; try again later",
 			what, server, a.limits.Burst, a.limits.Every))
 	}
-	b.tokens--
+	b.tokens -= float64(n)
 	return nil
 }
 

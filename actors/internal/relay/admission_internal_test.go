@@ -2,11 +2,15 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/coder/quartz"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/messages"
 )
 
 // Each server gets the default burst of five, then one request a second;
@@ -51,5 +55,32 @@ func TestAdmission_Unbounded(t *testing.T) {
 		if err := errors.Join(a.take("s", "sampling/createMessage"), none.take("s", "sampling/createMessage")); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The input requests of one result are admitted together: a batch that
+// does not fit is refused whole and spends no tokens, so the server's
+// next, smaller batch still fits. (Admitted one at a time, the refused
+// batch's first requests took tokens that were then lost.)
+func TestRelay_InputBatchIsAdmittedWhole(t *testing.T) {
+	t.Parallel()
+	clock := quartz.NewMock(t)
+	r := New(Deps{Admission: NewAdmission(Limits{}, clock), Clock: clock}, messages.ServerSpec{Name: "s"}, 1, nil, nil)
+	batch := func(n int) *mcp.CallToolResult {
+		//lint:ignore SA1019 a roots request is what the batch must not count
+		asks := mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}} // answered, shown to nobody: not counted
+		for i := range n {
+			asks[fmt.Sprint("ask", i)] = &mcp.ElicitParams{Message: "colour?"}
+		}
+		return &mcp.CallToolResult{InputRequests: asks}
+	}
+	if _, err := r.passInput(batch(3), nil); err != nil { // 2 of the burst of 5 left
+		t.Fatalf("first batch of 3: %v", err)
+	}
+	if _, err := r.passInput(batch(3), nil); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("second batch of 3: %v, want ErrRateLimited", err)
+	}
+	if _, err := r.passInput(batch(2), nil); err != nil {
+		t.Errorf("a batch of 2 after a refused one: %v, want it admitted (the refused batch spent nothing)", err)
 	}
 }

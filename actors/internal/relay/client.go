@@ -109,8 +109,11 @@ func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*
 // only within its limits (admission.go), and one outside any call only if
 // its config allows it. The limit comes first, so that a flood of
 // requests outside calls logs no more than the rate lets through.
-func (r *Relay) admit(inCall bool, method string) error {
-	if err := r.deps.Admission.take(r.server, method); err != nil {
+func (r *Relay) admit(inCall bool, method string) error { return r.admitN(inCall, method, 1) }
+
+// admitN is admit for n requests that come together, all or none.
+func (r *Relay) admitN(inCall bool, method string, n int) error {
+	if err := r.deps.Admission.takeN(r.server, method, n); err != nil {
 		if r.deps.Logger != nil {
 			r.deps.Logger.Debug("server request refused: rate limit", "server", r.server, "method", method)
 		}

@@ -80,20 +80,23 @@ func (r *Relay) InputRequests(roots *RootsSync) mcp.Middleware {
 }
 
 // passInput is a result whose input requests go back to the caller (it
-// answers them itself): each is admitted (a call's own, but within the
-// server's limits) and names its server, as one mcpvisor answers would.
+// answers them itself): they are admitted together (a call's own, but
+// within the server's limits: all of them or none, so a refused batch
+// spends no tokens) and each names its server, as one mcpvisor answers
+// would.
 func (r *Relay) passInput(res mcp.Result, err error) (mcp.Result, error) {
 	if err != nil {
 		return res, err
 	}
 	asks, _ := inputRequestsOf(res)
+	shown := 0
 	for _, ask := range asks {
-		if _, roots := ask.(*mcp.ListRootsParams); roots {
-			continue
+		if _, roots := ask.(*mcp.ListRootsParams); !roots {
+			shown++
 		}
-		if err := r.admit(true, "input request"); err != nil {
-			return nil, err
-		}
+	}
+	if err := r.admitN(true, "input request", shown); err != nil {
+		return nil, err
 	}
 	attributeInput(asks, r.server)
 	return res, nil

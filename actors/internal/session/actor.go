@@ -12,7 +12,6 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/transport"
 	"github.com/mcpvisor/mcpvisor/actors/oauth"
 	"github.com/mcpvisor/mcpvisor/messages"
-	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // sessionActor owns one live MCP client session: the process or HTTP
@@ -36,11 +35,10 @@ type sessionActor struct {
 	// lane requests take while the session is connected (lane.go).
 	handle *Handle
 	// redactor knows this server's secrets, and learns the tokens the
-	// session obtains.
+	// session obtains; its catalog redactor removes the secrets a listed
+	// catalog may not show (Deps.CatalogRedactor, and the long learned
+	// ones).
 	redactor *sessionRedactor
-	// catalogRedactor removes the secrets a listed catalog may not show
-	// (Deps.CatalogRedactor); nil redacts nothing.
-	catalogRedactor *redact.Redactor
 	// oauth authorizes a remote session's requests; nil for stdio servers
 	// and for servers with an Authorization header of their own.
 	oauth *oauth.Handler
@@ -110,9 +108,7 @@ func newProps(deps *Deps, spec messages.ServerSpec, id uint64, handle *Handle) *
 			handle:   handle,
 			log:      deps.Logger.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls:    make(chan struct{}, deps.MaxCalls),
-			redactor: newSessionRedactor(deps.Redactor(spec)),
-
-			catalogRedactor: deps.catalogRedactor(spec),
+			redactor: newSessionRedactor(deps.Redactor(spec), deps.catalogRedactor(spec), deps.CatalogMinSecretBytes),
 		}
 	})
 }

@@ -14,10 +14,12 @@ import (
 // resource URI; so every text of a listed catalog goes through the
 // server's catalog redactor (Deps.CatalogRedactor) before it leaves the
 // session, and the item's hash is taken again over what is left. An item
-// that holds no secret is kept as listed. Names, resource URIs and URI
-// templates are kept: they are how an item is called or read (a
-// resource's URI may carry the server's API key as a query parameter,
-// and reading it must still work), so they are not redacted here.
+// that holds no secret is kept as listed. The names of tools, prompts and
+// prompt arguments, resource URIs and URI templates are kept: they are how
+// an item is called or read (a resource's URI may carry the server's API
+// key as a query parameter, and reading it must still work), so they are
+// not redacted here. A resource's or a template's name is not how it is
+// read (its URI is): it is display text, redacted like its title.
 
 // redactCatalog is cat with every secret r finds replaced by redact.Mark.
 func redactCatalog(cat Catalog, r *redact.Redactor) Catalog {
@@ -36,18 +38,12 @@ func redactCatalog(cat Catalog, r *redact.Redactor) Catalog {
 	}
 	for i, res := range cat.Resources {
 		if holdsSecret(r, res.Name, res.Title, res.Description, res.MIMEType, res.Annotations) {
-			res.Name, res.Title = r.RedactAll(res.Name), r.RedactAll(res.Title)
-			res.Description, res.MIMEType, res.Annotations = r.RedactAll(res.Description), r.RedactAll(res.MIMEType), redactJSON(r, res.Annotations)
-			res.Hash = contentHash(res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size, res.Annotations)
-			cat.Resources[i] = res
+			cat.Resources[i] = redactResource(r, res)
 		}
 	}
 	for i, tp := range cat.Templates {
 		if holdsSecret(r, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations) {
-			tp.Name, tp.Title = r.RedactAll(tp.Name), r.RedactAll(tp.Title)
-			tp.Description, tp.MIMEType, tp.Annotations = r.RedactAll(tp.Description), r.RedactAll(tp.MIMEType), redactJSON(r, tp.Annotations)
-			tp.Hash = contentHash(tp.URITemplate, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations)
-			cat.Templates[i] = tp
+			cat.Templates[i] = redactTemplate(r, tp)
 		}
 	}
 	return cat
@@ -74,6 +70,20 @@ func redactPrompt(r *redact.Redactor, p messages.Prompt) messages.Prompt {
 	}
 	p.Hash = contentHash(p.Name, p.Title, p.Description, p.Arguments)
 	return p
+}
+
+func redactResource(r *redact.Redactor, res messages.Resource) messages.Resource {
+	res.Name, res.Title = r.RedactAll(res.Name), r.RedactAll(res.Title)
+	res.Description, res.MIMEType, res.Annotations = r.RedactAll(res.Description), r.RedactAll(res.MIMEType), redactJSON(r, res.Annotations)
+	res.Hash = contentHash(res.URI, res.Name, res.Title, res.Description, res.MIMEType, res.Size, res.Annotations)
+	return res
+}
+
+func redactTemplate(r *redact.Redactor, tp messages.ResourceTemplate) messages.ResourceTemplate {
+	tp.Name, tp.Title = r.RedactAll(tp.Name), r.RedactAll(tp.Title)
+	tp.Description, tp.MIMEType, tp.Annotations = r.RedactAll(tp.Description), r.RedactAll(tp.MIMEType), redactJSON(r, tp.Annotations)
+	tp.Hash = contentHash(tp.URITemplate, tp.Name, tp.Title, tp.Description, tp.MIMEType, tp.Annotations)
+	return tp
 }
 
 // holdsSecret reports whether any of fields (strings, or values as their

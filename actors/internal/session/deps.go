@@ -37,6 +37,10 @@ type Deps struct {
 	// same secrets but for the short ones, which ordinary catalog text
 	// holds ("true" in every schema). Nil redacts nothing.
 	CatalogRedactor func(spec messages.ServerSpec) *redact.Redactor
+	// CatalogMinSecretBytes is the shortest secret learned at run time (an
+	// OAuth token, a headersHelper's header value) that joins a session's
+	// catalog redactor: the bound CatalogRedactor keeps to.
+	CatalogMinSecretBytes int
 	// Environ is the environment a stdio server of spec starts with,
 	// before its own env; BaseEnviron the embedder's own (a headersHelper
 	// runs in it). Either fails if the embedder's function panicked.

@@ -28,7 +28,7 @@ func (s *sessionActor) start(c actor.Context) {
 	if err == nil && s.spec.HeadersHelper != "" {
 		var helperEnv []string
 		if helperEnv, err = s.deps.BaseEnviron(); err == nil {
-			cn.UseHeadersHelper(s.spec, helperEnv)
+			cn.UseHeadersHelper(s.spec, helperEnv, s.redactor.learn)
 		}
 	}
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 	cs, err := transport.ConnectDetecting(dctx, client, cn, s.deps.Tracing.transports(cn, s.relay.OrderedTransport))
 	var cat Catalog
 	if err == nil {
-		cat, err = listCatalog(dctx, s.spec.Name, cs, KindAll, s.catalogRedactor)
+		cat, err = listCatalog(dctx, s.spec.Name, cs, KindAll, s.redactor.catalog())
 	}
 	fired := !timer.Stop()
 	if err == nil && !fired {

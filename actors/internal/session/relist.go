@@ -142,7 +142,7 @@ func (s *sessionActor) relistIfDue(c actor.Context, k Kinds) {
 // timeout; it ends by sending catalogListed.
 func (s *sessionActor) startRelist(self *actor.PID, root *actor.RootContext, k Kinds, n uint64) {
 	cs, stop := s.cs, s.ctx
-	timeout, clock, server, red := s.deps.ListTimeout, s.deps.Clock, s.spec.Name, s.catalogRedactor
+	timeout, clock, server, red := s.deps.ListTimeout, s.deps.Clock, s.spec.Name, s.redactor.catalog()
 	s.deps.Work.Add(1)
 	go func() {
 		defer s.deps.Work.Done()
@@ -169,6 +169,11 @@ func (s *sessionActor) catalogListed(c actor.Context, m *catalogListed) {
 	}
 	if m.err != nil {
 		s.log.Warn("list "+kindNoun(m.kinds)+" after list_changed", zap.String("error", s.redactor.Redact(m.err.Error())))
+		// The change this re-list was for is still unlisted: list it
+		// again once the interval allows (with no interval, at the next
+		// notification, so that a server whose lists keep failing is
+		// not asked without pause).
+		r.dirty = r.dirty || s.deps.RelistInterval > 0
 	} else {
 		c.Send(c.Parent(), &Relisted{Server: s.spec.Name, ID: s.id, Catalog: m.cat})
 	}

@@ -85,7 +85,7 @@ func ConnectDetecting(ctx context.Context, client *mcp.Client, cn *Conn, wrap fu
 	cn.Release()
 	cn.transport, cn.http, cn.guard = &mcp.SSEClientTransport{Endpoint: d.spec.URL, HTTPClient: hc}, ht, guardOf(hc)
 	if old != nil { // the entry's headersHelper serves the SSE connection too
-		cn.UseHeadersHelper(old.spec, old.environ)
+		cn.UseHeadersHelper(old.spec, old.environ, old.learn)
 	}
 	cn.authorizeSSE() // the session's OAuth, if it has any, too
 	d.fellBack.Store(true)

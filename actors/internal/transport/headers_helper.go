@@ -26,6 +26,7 @@ import (
 type headersHelper struct {
 	spec    messages.ServerSpec
 	environ []string
+	learn   func(...string)
 	origin  string
 	next    http.RoundTripper
 
@@ -36,12 +37,16 @@ type headersHelper struct {
 
 // UseHeadersHelper has the entry's headersHelper add the headers of
 // every request to the server's origin, when the entry has one and the
-// connection is HTTP or SSE (environ is the helper's environment).
-func (c *Conn) UseHeadersHelper(spec messages.ServerSpec, environ []string) {
+// connection is HTTP or SSE (environ is the helper's environment). learn,
+// when not nil, is given the secrets of the headers the helper prints
+// before any request carries them: secrets only known at run time (a
+// bearer token), which the session's redactors must know before the
+// server can echo them back.
+func (c *Conn) UseHeadersHelper(spec messages.ServerSpec, environ []string, learn func(...string)) {
 	if spec.HeadersHelper == "" || c.guard == nil {
 		return
 	}
-	c.guard.next = &headersHelper{spec: spec, environ: environ, origin: c.guard.origin, next: c.guard.next}
+	c.guard.next = &headersHelper{spec: spec, environ: environ, learn: learn, origin: c.guard.origin, next: c.guard.next}
 }
 
 func (h *headersHelper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -94,6 +99,9 @@ func (h *headersHelper) current(ctx context.Context, stale int) (map[string]stri
 	h.runs++
 	if err != nil {
 		return nil, err
+	}
+	if h.learn != nil { // as the entry's own headers are: each value, and the credential after its scheme
+		h.learn(config.SecretsOf(messages.ServerSpec{Headers: headers})...)
 	}
 	h.headers = headers
 	return headers, nil
