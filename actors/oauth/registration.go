@@ -126,19 +126,7 @@ func (s Store) SaveRegistration(r *Registration) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("client registration: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".client-*")
-	if err != nil {
-		return fmt.Errorf("client registration: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := ondisk.WritePrivate(path, data); err != nil {
 		return fmt.Errorf("client registration: %w", err)
 	}
 	return nil

@@ -151,23 +151,7 @@ func (s Store) Save(r *Record) error {
 	if err != nil {
 		return fmt.Errorf("token store: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".token-*")
-	if err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("token store: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("token store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path(r.Server, r.Resource)); err != nil {
+	if err := ondisk.WritePrivate(s.path(r.Server, r.Resource), data); err != nil {
 		return fmt.Errorf("token store: %w", err)
 	}
 	return nil

@@ -52,7 +52,10 @@ func UpdateInputs(path string, scope config.InputScope, change func(map[string]s
 		return err
 	}
 	change(cur.Values(scope))
-	return writeFileAtomic(path, cur.Marshal())
+	if err := WritePrivate(path, cur.Marshal()); err != nil {
+		return fmt.Errorf("write input store: %w", err)
+	}
+	return nil
 }
 
 // InputIDs lists the ids the store at path has values for in scope,

@@ -52,7 +52,10 @@ func UpdateApprovals(path string, change func(config.Approvals) (config.Approval
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, next.Marshal())
+	if err := WritePrivate(path, next.Marshal()); err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	return nil
 }
 
 // lockFile takes an exclusive lock on path (created 0600), released by the
@@ -73,37 +76,4 @@ func lockFile(path string) (func(), error) {
 		return nil, fmt.Errorf("lock trust store: %w", err)
 	}
 	return func() { _ = f.Close() }, nil // closing releases the lock
-}
-
-// writeFileAtomic replaces path with data, mode 0600.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write trust store: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err == nil {
-		if _, err = tmp.Write(data); err == nil {
-			err = tmp.Sync()
-		}
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write trust store: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write trust store: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // make the rename durable; best effort
-		_ = d.Close()
-	}
-	return nil
 }

@@ -283,24 +283,9 @@ func (c *Cache) seal(data []byte) ([]byte, error) {
 	return seal(c.key, data), nil
 }
 
-// write replaces file with data atomically: a temporary file (0600) in
-// the same directory, renamed over it.
+// write replaces file with data atomically (ondisk.WritePrivate).
 func (c *Cache) write(file string, data []byte) error {
-	tmp, err := os.CreateTemp(c.dir, ".catalog-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(c.dir, file)); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return ondisk.WritePrivate(filepath.Join(c.dir, file), data)
 }
 
 func (c *Cache) drop(file string) {

@@ -157,19 +157,7 @@ func writeTokenFile(path string) error {
 		return fmt.Errorf("generate a token: %w", err)
 	}
 	tok := base64.RawURLEncoding.EncodeToString(raw)
-	tmp, err := os.CreateTemp(dir, ".token-*") // mode 0600
-	if err != nil {
-		return fmt.Errorf("create the token file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.WriteString(tok + "\n")
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := ondisk.WritePrivate(path, []byte(tok+"\n")); err != nil {
 		return fmt.Errorf("write the token file: %w", err)
 	}
 	return nil
