@@ -12,6 +12,9 @@
 // mcpvisor reads back (these stores, the API token, the OAuth tokens,
 // the catalog cache): the file and its directory must be the user's, and
 // closed to other users' writes (a file holding secrets: reads too).
+// OpenChecked opens a file and checks what it opened; CheckPrivateDir is
+// the stricter check of a directory nobody else may enter (the API
+// socket's); WritePrivate is the one atomic, private write of them all.
 //
 // The Supervisor reads them on its config actor's read goroutine; the CLI
 // (mcpvisor trust, input, check) reads and writes them directly.
