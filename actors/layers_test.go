@@ -30,7 +30,7 @@ var mayImport = map[string][]string{
 	"actors/internal/transport": {"actors/internal/ndjson", "actors/oauth"},
 	"actors/internal/ndjson":    nil,
 	"actors/internal/mcptrace":  nil,
-	"actors/internal/httpguard": nil,
+	"actors/internal/httpguard": {"actors/peercred"}, // the owner of a connection is not throttled
 	"actors/internal/testhook":  {"actors/internal/fleet"},
 	"actors/journal":            nil,
 	"actors/oauth":              {"actors/ondisk", "actors/peercred"}, // ondisk: its token files; peercred: the login callback
