@@ -73,7 +73,7 @@ func tokenStore(io IO) (oauth.Store, error) {
 func authLogin(ctx context.Context, args []string, io IO) int {
 	f := newClientFlags("auth login", "NAME [--config FILE]... [--addr host:port]", io)
 	var cf configFlags
-	f.fs.Var(&cf.configs, "config", "config file declaring NAME (repeatable; default as `run` finds them)")
+	f.fs.Var(&cf.configs, "config", "config file declaring NAME (repeatable; default as mcpvisor run finds them)")
 	f.fs.StringVar(&cf.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
 	noResync := f.fs.Bool("no-resync", false, "only store the token; do not ask a running daemon to connect the server")
 	noBrowser := f.fs.Bool("no-browser", false, "only print the authorization URL; do not start a browser")

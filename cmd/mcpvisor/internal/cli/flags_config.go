@@ -38,7 +38,7 @@ type configFlags struct {
 }
 
 func (f *configFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.configs, "config", "config file (repeatable; first wins; default $MCPVISOR_CONFIG, else .mcp.json then ~/.mcp.json, the project's .mcp.json running only once approved with `mcpvisor trust`)")
+	fs.Var(&f.configs, "config", "config file (repeatable; first wins; default $MCPVISOR_CONFIG, else .mcp.json then ~/.mcp.json, the project's .mcp.json running only once approved with mcpvisor trust)")
 	fs.StringVar(&f.workdir, "workdir", "", "directory relative config paths resolve against (default: current directory)")
 	fs.DurationVar(&f.debounce, "debounce", 100*time.Millisecond, "quiet window after a file event before re-reading")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
