@@ -219,12 +219,15 @@ func TestSession_ConcurrentCallsEachAnsweredOnce(t *testing.T) {
 }
 
 // A call is bounded by the server's callTimeout and by the caller's
-// context; both are classified so the API can map them.
+// context; both are classified so the API can map them. The timeout is a
+// second, not less: it bounds the quick call after them too, on the real
+// clock, and 200 ms was once too little for a stdio round trip under the
+// race detector with the whole suite running.
 func TestSession_CallTimeoutAndCancellation(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	cfg := filepath.Join(t.TempDir(), ".mcp.json")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"s": {"command": %q, "args": ["example-server"], "callTimeout": "200ms"}}}`, bin), 0o600); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"s": {"command": %q, "args": ["example-server"], "callTimeout": "1s"}}}`, bin), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true})
