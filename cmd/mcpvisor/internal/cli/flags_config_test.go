@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -25,17 +26,10 @@ func TestConfigFlags_InheritEnv(t *testing.T) {
 		{[]string{"--inherit-env", "NODE_*,AWS_PROFILE"}, &messages.EnvPolicy{Allow: []string{"NODE_*", "AWS_PROFILE"}}},
 	}
 	for _, tt := range tests {
-		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("run %q: %v", tt.args, err)
-		}
-		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("serve %q: %v", tt.args, err)
-		}
+		opts := runAndServeOptions(t, tt.args)
 		for cmd, got := range map[string]*messages.EnvPolicy{
-			"run":   rf.options(zap.NewNop(), noEnv).InheritEnv,
-			"serve": sf.options(zap.NewNop(), noEnv).InheritEnv,
+			"run":   opts["run"].InheritEnv,
+			"serve": opts["serve"].InheritEnv,
 		} {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s %q: InheritEnv (-want +got):\n%s", cmd, tt.args, diff)
@@ -61,19 +55,11 @@ func TestConfigFlags_Autostart(t *testing.T) {
 		{[]string{"--autostart", "lazy"}, messages.AutostartLazy},
 	}
 	for _, tt := range tests {
-		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("run %q: %v", tt.args, err)
-		}
-		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("serve %q: %v", tt.args, err)
-		}
-		if got := rf.options(zap.NewNop(), noEnv).Autostart; got != tt.want {
-			t.Errorf("run %q: Autostart = %q, want %q", tt.args, got, tt.want)
-		}
-		if got := sf.options(zap.NewNop(), noEnv).Autostart; got != tt.want {
-			t.Errorf("serve %q: Autostart = %q, want %q", tt.args, got, tt.want)
+		opts := runAndServeOptions(t, tt.args)
+		for cmd, o := range opts {
+			if o.Autostart != tt.want {
+				t.Errorf("%s %q: Autostart = %q, want %q", cmd, tt.args, o.Autostart, tt.want)
+			}
 		}
 	}
 	if _, err := parseServeFlags([]string{"--autostart", "later"}, IO{Stderr: io.Discard, LookupEnv: noEnv}); err == nil {
@@ -85,7 +71,6 @@ func TestConfigFlags_Autostart(t *testing.T) {
 // at once: 4 unless set, 0 for no bound (Options.MaxLazyStarts negative).
 func TestConfigFlags_MaxLazyStarts(t *testing.T) {
 	t.Parallel()
-	noEnv := func(string) (string, bool) { return "", false }
 	tests := []struct {
 		args []string
 		want int
@@ -95,19 +80,27 @@ func TestConfigFlags_MaxLazyStarts(t *testing.T) {
 		{[]string{"--max-lazy-starts", "0"}, -1},
 	}
 	for _, tt := range tests {
-		rf, err := parseRunFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("run %q: %v", tt.args, err)
-		}
-		sf, err := parseServeFlags(tt.args, IO{Stderr: io.Discard, LookupEnv: noEnv})
-		if err != nil {
-			t.Fatalf("serve %q: %v", tt.args, err)
-		}
-		if got := rf.options(zap.NewNop(), noEnv).MaxLazyStarts; got != tt.want {
-			t.Errorf("run %q: MaxLazyStarts = %d, want %d", tt.args, got, tt.want)
-		}
-		if got := sf.options(zap.NewNop(), noEnv).MaxLazyStarts; got != tt.want {
-			t.Errorf("serve %q: MaxLazyStarts = %d, want %d", tt.args, got, tt.want)
+		opts := runAndServeOptions(t, tt.args)
+		for cmd, o := range opts {
+			if o.MaxLazyStarts != tt.want {
+				t.Errorf("%s %q: MaxLazyStarts = %d, want %d", cmd, tt.args, o.MaxLazyStarts, tt.want)
+			}
 		}
 	}
+}
+
+// runAndServeOptions parses args as run's flags and as serve's, with no
+// environment, and returns the Supervisor options each makes.
+func runAndServeOptions(t *testing.T, args []string) map[string]actors.Options {
+	t.Helper()
+	noEnv := func(string) (string, bool) { return "", false }
+	rf, err := parseRunFlags(args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+	if err != nil {
+		t.Fatalf("run %q: %v", args, err)
+	}
+	sf, err := parseServeFlags(args, IO{Stderr: io.Discard, LookupEnv: noEnv})
+	if err != nil {
+		t.Fatalf("serve %q: %v", args, err)
+	}
+	return map[string]actors.Options{"run": rf.options(zap.NewNop(), noEnv), "serve": sf.options(zap.NewNop(), noEnv)}
 }
