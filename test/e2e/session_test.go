@@ -359,6 +359,31 @@ exit 1`
 	}
 }
 
+// A bare command is looked up on the PATH the server's env sets, as
+// Claude Code and other Node-based clients look it up (and as `mcpvisor
+// check` says); exec alone looked on mcpvisor's own PATH, so the server
+// was "not found" here though it started directly.
+func TestSession_BareCommandIsFoundOnThePATHItsEnvSets(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools")
+	if err := os.Mkdir(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\nexec %s example-server\n", bin)
+	if err := os.WriteFile(filepath.Join(tools, "env-path-only-server"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
+		"s": {Command: "env-path-only-server", Env: map[string]string{"PATH": tools + ":/usr/bin:/bin"}},
+	})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+	rec := actorstest.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
+}
+
 // inheritEnv limits what a real stdio server inherits from mcpvisor's
 // environment: the Supervisor's default (here the base only) applies to an
 // entry that does not say, an entry's own setting wins, and its env is
