@@ -29,18 +29,20 @@ func EnvPATH(spec messages.ServerSpec) (string, bool) {
 // slash) rather than used as a path.
 func IsBareCommand(command string) bool { return !strings.Contains(command, "/") }
 
-// LookPath finds a bare command on pathList as exec does: the first
-// directory of the list that holds an executable file of that name.
-// Relative entries ("", ".") are passed over, as exec refuses what they
-// find (exec.ErrDot). executable says whether a path names an executable
-// file; it is injected so that this package does no I/O of its own.
+// LookPath finds a bare command on pathList as exec.LookPath does: the
+// first directory of the list that holds an executable file of that name,
+// an empty entry meaning ".". What a relative entry finds first is
+// refused, as exec refuses it (exec.ErrDot: a program in whatever the
+// working directory is must not shadow the real one). executable says
+// whether a path names an executable file; it is injected so that this
+// package does no I/O of its own.
 func LookPath(command, pathList string, executable func(path string) bool) (string, bool) {
 	for _, dir := range filepath.SplitList(pathList) {
-		if !filepath.IsAbs(dir) {
-			continue
+		if dir == "" {
+			dir = "."
 		}
 		if p := filepath.Join(dir, command); executable(p) {
-			return p, true
+			return p, filepath.IsAbs(p)
 		}
 	}
 	return "", false

@@ -82,7 +82,9 @@ func TestParseFile_CommandWithSpacesIsNotAlsoNotFound(t *testing.T) {
 	checkDiags(t, testPath, got.Diagnostics, []diag{{1, 34, messages.SeverityWarning, "command contains spaces and names no file"}})
 }
 
-func TestLookPath_FirstAbsoluteDirectoryWins(t *testing.T) {
+// LookPath finds what exec.LookPath finds: the first directory that holds
+// the program, and nothing when that directory is relative (exec.ErrDot).
+func TestLookPath_AsExecFindsIt(t *testing.T) {
 	t.Parallel()
 	exec := map[string]bool{"/b/x": true, "/c/x": true, "x": true, "rel/x": true}
 	for _, tt := range []struct {
@@ -90,9 +92,10 @@ func TestLookPath_FirstAbsoluteDirectoryWins(t *testing.T) {
 		ok         bool
 	}{
 		{"/a:/b:/c", "/b/x", true},
-		{".:rel::/c", "/c/x", true},
+		{"/a:rel:/c", "rel/x", false},
+		{"/a::/c", "x", false},
+		{"/a:/c:.", "/c/x", true},
 		{"/a", "", false},
-		{"", "", false},
 	} {
 		got, ok := config.LookPath("x", tt.list, func(p string) bool { return exec[p] })
 		if got != tt.want || ok != tt.ok {
