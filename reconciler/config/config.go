@@ -40,6 +40,11 @@ type LoadOptions struct {
 	// the parser warn about a command that holds its arguments ("node
 	// index.js"). Injected, like LookupEnv, so parsing stays pure.
 	FileExists func(path string) bool
+	// Commands, when set, makes the parser say whether each stdio server's
+	// command will be found when mcpvisor starts it (see command_path.go).
+	// `mcpvisor check` sets it; the running supervisor does not, since a
+	// command installed later must start without an edit of the file.
+	Commands *CommandCheck
 	// Workspace overrides the workspace folder of ${workspaceFolder}
 	// (default: the folder holding .vscode/ for a .vscode/mcp.json, else
 	// the config file's folder).
@@ -47,6 +52,16 @@ type LoadOptions struct {
 	// Trust, when set, holds back the entries of project files that the
 	// user has not approved (see TrustPolicy); nil trusts every file.
 	Trust *TrustPolicy
+}
+
+// CommandCheck is what judging a command needs from the outside world.
+type CommandCheck struct {
+	// Executable tells whether a path names an executable file.
+	Executable func(path string) bool
+	// WorkingDir is the directory a relative command of an entry without
+	// cwd resolves against: that of whoever runs mcpvisor, here the
+	// checker.
+	WorkingDir string
 }
 
 // FileContent is one configured file as the config actor read it: the actor

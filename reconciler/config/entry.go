@@ -153,6 +153,7 @@ func (e *entryParser) parse(d declaration) messages.ServerSpec {
 		}
 	}
 	e.applyForeign(&f, &spec)
+	e.checkCommandFound(f[rowCommand], &spec)
 	if v := f[rowHeaders]; v != nil && reads&forRemote != 0 {
 		if msg := checkCleartextAuth(spec.URL, spec.Headers); msg != "" {
 			e.warnAt(v.StartOffset, msg)

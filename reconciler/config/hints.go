@@ -55,10 +55,10 @@ func bareVar(s string) (string, int) {
 // It asks LoadOptions.FileExists, when set, so that a program whose path
 // really contains a space is left alone.
 func (e *entryParser) hintCommandWithSpaces(v *hujson.Value, command string) {
-	fields := strings.Fields(command)
-	if len(fields) < 2 || e.p.opts.FileExists == nil || e.p.opts.FileExists(command) {
+	if !e.commandHoldsArgs(command) {
 		return
 	}
+	fields := strings.Fields(command)
 	e.warnAt(v.StartOffset, fmt.Sprintf(`command contains spaces and names no file: commands are not split by a shell; put the program in command and the rest in args: "command": %q, "args": [%d more]`,
 		fields[0], len(fields)-1))
 }

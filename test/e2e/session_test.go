@@ -290,7 +290,8 @@ func TestSession_CwdAndEnvironment(t *testing.T) {
 }
 
 // A server that exits during the handshake says so: its exit status and
-// its last stderr line are in the failure event and in lastError. They
+// its telling stderr line (here its last) are in the failure event and in
+// lastError. They
 // used to read `connect: connection closed: calling "initialize": client
 // is closing: EOF`, which names neither.
 func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
@@ -325,6 +326,62 @@ func TestSession_ExitDuringHandshakeNamesStatusAndStderr(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A server that fails to start shows the stderr line that says what is
+// wrong, not its last one. Brave's search server, started without its
+// key, writes "A Brave API key is required via --brave-api-key,
+// BRAVE_API_KEY…", then "Invalid configuration", and exits 1: the reason
+// shown everywhere was "Invalid configuration". The line keeps the key the
+// server echoes redacted.
+func TestSession_FailureShowsTheStderrLineThatSaysWhatIsWrong(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	const key = "BSA-not-a-real-key-0001"
+	script := `echo "Starting Brave Search MCP Server" >&2
+echo "A Brave API key is required via --brave-api-key, BRAVE_API_KEY environment variable (got $BRAVE_API_KEY)" >&2
+echo "Invalid configuration" >&2
+exit 1`
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
+		"brave": {Command: "/bin/sh", Args: []string{"-c", script}, Env: map[string]string{"BRAVE_API_KEY": key}},
+	})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+	rec := actorstest.Record(t, sup)
+	_, failed := rec.WaitState(ctx, 0, "brave", messages.StateFailed)
+	const want = "server process exited during the MCP handshake: exit status 1; stderr: " +
+		"A Brave API key is required via --brave-api-key, BRAVE_API_KEY environment variable (got [redacted])"
+	if failed.Error != want {
+		t.Errorf("error = %q, want %q", failed.Error, want)
+	}
+	if st := serverStatus(t, sup, "brave"); st.LastError != want || strings.Contains(strings.Join(st.StderrTail, "\n"), key) {
+		t.Errorf("status: lastError = %q, stderr tail %q; want %q and the key redacted", st.LastError, st.StderrTail, want)
+	}
+}
+
+// A bare command is looked up on the PATH the server's env sets, as
+// Claude Code and other Node-based clients look it up (and as `mcpvisor
+// check` says); exec alone looked on mcpvisor's own PATH, so the server
+// was "not found" here though it started directly.
+func TestSession_BareCommandIsFoundOnThePATHItsEnvSets(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools")
+	if err := os.Mkdir(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\nexec %s example-server\n", bin)
+	if err := os.WriteFile(filepath.Join(tools, "env-path-only-server"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{
+		"s": {Command: "env-path-only-server", Env: map[string]string{"PATH": tools + ":/usr/bin:/bin"}},
+	})
+	sup := startSupervisor(t, actors.Options{ConfigPaths: []string{cfg}, DisableWatch: true, Backoff: slowBackoff})
+	rec := actorstest.Record(t, sup)
+	rec.WaitState(ctx, 0, "s", messages.StateReady)
 }
 
 // inheritEnv limits what a real stdio server inherits from mcpvisor's

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"fmt"
-	"os/exec"
 	"syscall"
 	"time"
 
@@ -74,7 +73,7 @@ func Dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 }
 
 func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) *Conn {
-	cmd := exec.Command(spec.Command, spec.Args...)
+	cmd := command(spec)
 	cmd.Dir = spec.Cwd
 	cmd.Env = append([]string(nil), environ...)
 	for k, v := range spec.Env {

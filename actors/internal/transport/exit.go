@@ -26,16 +26,22 @@ func ClosedByServer(err error) bool {
 func (c *Conn) Exited() bool { return c.exitState() != nil }
 
 // HandshakeExit says that the server exited before the handshake was done,
-// with its exit status and its last stderr line: the first thing a user
+// with its exit status and its telling stderr line: the first thing a user
 // needs to see when a server does not start (a script not found, an API
 // key missing). The SDK's own words for it ("client is closing: EOF") say
-// neither. The caller redacts the text.
+// neither. The caller redacts the text (the ring has already).
 func (c *Conn) HandshakeExit() error {
-	msg := "server process exited during the MCP handshake: " + c.exitState().String()
-	if tail := c.StderrTail(); len(tail) > 0 {
-		msg += "; its last stderr line: " + tail[len(tail)-1]
+	return errors.New("server process exited during the MCP handshake: " + c.exitState().String() + c.stderrSays())
+}
+
+// stderrSays is "; stderr: LINE" with the line of the stderr tail that
+// most likely says why the server failed (see tellingLine), or "".
+func (c *Conn) stderrSays() string {
+	line := tellingLine(c.StderrTail())
+	if line == "" {
+		return ""
 	}
-	return errors.New(msg)
+	return "; stderr: " + line
 }
 
 // ExitCode is the process's exit code, or -1 (not exited, no process).
@@ -60,16 +66,17 @@ func (c *Conn) Broken() error {
 }
 
 // DeathError describes how a live session ended, from what its Wait
-// returned.
+// returned; a process that exited is named with its exit status and its
+// telling stderr line.
 func (c *Conn) DeathError(err error) error {
 	var ee *exec.ExitError
 	switch {
 	case c.Broken() != nil:
 		return fmt.Errorf("server output refused: %w", c.Broken())
 	case errors.As(err, &ee):
-		return fmt.Errorf("server process exited: %s", ee.ProcessState.String())
+		return fmt.Errorf("server process exited: %s%s", ee.ProcessState.String(), c.stderrSays())
 	case c.Exited():
-		return fmt.Errorf("server process exited: %s", c.exitState().String())
+		return fmt.Errorf("server process exited: %s%s", c.exitState().String(), c.stderrSays())
 	case err != nil:
 		return fmt.Errorf("session lost: %w", err)
 	default:

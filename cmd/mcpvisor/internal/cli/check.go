@@ -50,7 +50,8 @@ func checkCommand(args []string, io IO) int {
 		}
 	}
 	opts := config.LoadOptions{LookupEnv: io.LookupEnv, Home: home, Trust: trust,
-		Workspace: *workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: wd}
+		Workspace: *workspace, FileExists: fileExists, ReadFile: ondisk.ReadEnvFile, ProjectDir: wd,
+		Commands: commandCheck()}
 	if store, err := ondisk.ReadInputs(inputStorePath(lookup)); err == nil {
 		opts.Inputs = store
 	} else {
@@ -208,6 +209,16 @@ func fileLine(f checkFile) string {
 		states = append(states, fmt.Sprintf("%d %s", f.States[st], st))
 	}
 	return plural(f.Servers, "server") + ": " + strings.Join(states, ", ")
+}
+
+// commandCheck makes check say whether each stdio server's command will
+// be found when mcpvisor starts it from here: a relative command of an
+// entry without cwd resolves against the working directory of whoever
+// runs mcpvisor, here check's own (not --workdir, which names the project
+// whose files are judged).
+func commandCheck() *config.CommandCheck {
+	here, _ := os.Getwd()
+	return &config.CommandCheck{Executable: ondisk.Executable, WorkingDir: here}
 }
 
 // fileExists answers config.LoadOptions.FileExists.

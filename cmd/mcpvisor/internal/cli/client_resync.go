@@ -79,7 +79,7 @@ func writeResync(w io.Writer, res httpapi.ResyncResult) {
 	fmt.Fprintln(w, "outcome:")
 	rows = rows[:0]
 	for _, o := range res.Outcomes {
-		rows = append(rows, []string{o.Server, string(o.State), oneLine(o.Error, 100)})
+		rows = append(rows, []string{o.Server, string(o.State), wholeLine(o.Error)})
 	}
 	writeTable(w, "  ", rows)
 }

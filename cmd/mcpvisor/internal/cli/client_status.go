@@ -55,14 +55,15 @@ func prefixColumn(s messages.ServerStatus) string {
 	return "(bare)"
 }
 
-// lastError is a server's error or warning on one line, with when it
-// retries next.
+// lastError is a server's error or warning, whole, on one line, with when
+// it retries next. It is the table's last column, so its length misaligns
+// nothing; cutting it once hid the part of a failure that said what to fix.
 func lastError(s messages.ServerStatus, now time.Time) string {
 	text := s.LastError
 	if text == "" && s.Warning != "" {
 		text = "warning: " + s.Warning
 	}
-	text = oneLine(text, 100)
+	text = wholeLine(text)
 	if s.State == messages.StateFailed && !s.NextRetry.IsZero() {
 		text += fmt.Sprintf(" (attempt %d, retry in %s)", s.Attempt, shortDuration(s.NextRetry.Sub(now)))
 	}
@@ -76,6 +77,18 @@ func oneLine(s string, limit int) string {
 		s = string(r[:limit-1]) + "…"
 	}
 	return s
+}
+
+// wholeLine is s on one line, nothing cut: its non-blank lines, trimmed,
+// joined by "; ".
+func wholeLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
 }
 
 // age is how long ago since was, "-" if never.

@@ -45,10 +45,13 @@ func sampleStatus() messages.Status {
 			{Name: "beta", Prefix: "beta", Transport: messages.TransportHTTP, State: messages.StateFailed, Attempt: 2,
 				LastError: "connect: Post \"https://api.example.com/[REDACTED]\": dial tcp 203.0.113.7:443: connect: connection refused",
 				NextRetry: t0.Add(4 * time.Second), Since: t0.Add(-12 * time.Second)},
+			{Name: "brave", Prefix: "brave", Transport: messages.TransportStdio, State: messages.StateFailed, Attempt: 1,
+				LastError: "server process exited during the MCP handshake: exit status 1; stderr: A Brave API key is required via --brave-api-key, BRAVE_API_KEY environment variable",
+				NextRetry: t0.Add(time.Second), Since: t0.Add(-3 * time.Second)},
 			{Name: "delta", Prefix: "delta", Transport: messages.TransportStdio, State: messages.StateReady, PID: 41900, Tools: 9, Since: t0.Add(-26 * time.Hour),
 				Warning: "new config failed, still serving the previous session: server process exited: exit status 1"},
 			{Name: "epsilon", Prefix: "epsilon", Transport: messages.TransportSSE, State: messages.StateDisabled},
-			{Name: "gamma", State: messages.StateInvalid, LastError: "env.TOKEN: ${TOKEN} is not set\nsecond line is dropped"},
+			{Name: "gamma", State: messages.StateInvalid, LastError: "env.TOKEN: ${TOKEN} is not set\n  in /home/me/.mcp.json\n"},
 			{Name: "zeta-with-a-long-name", Prefix: "zeta-with-a-long-name", Transport: messages.TransportStdio, State: messages.StateStarting, Since: t0.Add(-time.Second)},
 		},
 		ConfigErrors: []messages.Diagnostic{
@@ -58,6 +61,9 @@ func sampleStatus() messages.Status {
 	}
 }
 
+// The LAST ERROR column shows a failure whole: cut at 100 characters, it
+// hid what Brave's search server said to fix ("…--brave-api-key,
+// BRAVE_API_KEY environment variable").
 func TestWriteStatus_AlignedTable(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
