@@ -329,7 +329,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	claims := newClaimSet[*mcp.Tool](len(tools))
 	for _, t := range tools {
 		qualified := qualifiedName(t.Prefix, t.Name)
-		exposed := g.exposedName(messages.KindTools, server, t.Prefix, t.Name)
+		exposed := g.exposedName(messages.KindTools, server, t.Prefix, t.Name, qualified)
 		fp := t.Hash
 		if fp == "" {
 			fp = fingerprint(t)

@@ -70,21 +70,28 @@ func qualifiedName(prefix, name string) string {
 }
 
 // exposedName is the name the gateway gives a tool or prompt (kind) that
-// server calls name and exposes under prefix: qualified, or bare with
-// --names bare, shortened to the maximum name length. A name that had to
-// be shortened, or that is still too long for Claude Code (a bound above
-// the default, or none), is reported once. Callers hold g.mu.
-func (g *Gateway) exposedName(kind messages.CatalogKind, server, prefix, name string) string {
+// server calls name and exposes under prefix, qualified being their
+// qualifiedName: qualified, or name with --names bare, shortened to the
+// maximum name length. A name that had to be shortened, or that is still
+// too long for Claude Code (a bound above the default, or none), is
+// reported once. A name that fits costs no allocation. Callers hold g.mu.
+func (g *Gateway) exposedName(kind messages.CatalogKind, server, prefix, name, qualified string) string {
+	exposed := qualified
 	if g.names == NamesBare {
-		prefix = ""
+		prefix, exposed = "", name
 	}
-	exposed, shortened := actors.FitName(prefix, name, actors.NameBudget(g.maxNameLength))
-	if !shortened && len(actors.ClaudeCodeName(actors.ClaudeCodeEntry, exposed)) <= actors.ClaudeCodeMaxName {
+	budget := actors.NameBudget(g.maxNameLength)
+	if (budget <= 0 || len(exposed) <= budget) && claudeCodeWrap+len(exposed) <= actors.ClaudeCodeMaxName {
 		return exposed
 	}
+	exposed, shortened := actors.FitName(prefix, name, budget)
 	g.reportLongName(kind, server, prefix, name, exposed, shortened)
 	return exposed
 }
+
+// claudeCodeWrap is how many characters Claude Code adds to a name behind
+// the entry mcpvisor: "mcp__mcpvisor__".
+var claudeCodeWrap = len(actors.ClaudeCodeName(actors.ClaudeCodeEntry, ""))
 
 // reportLongName warns, once per name, that a name was shortened or is
 // too long for Claude Code, naming the server, the name, its length and
