@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,30 @@ func TestGateway_NoNameBoundWarnsOfClaudeCode(t *testing.T) {
 	}
 	if n := len(shortenedWarnings(h.logs)); n != 0 {
 		t.Fatalf("%d warnings of shortened names with no bound", n)
+	}
+}
+
+// TestGateway_CallOfAShortenedNameFindsItsStartingServer: before a
+// server's tools arrive, a call of a shortened name is still traced to
+// its server by the shortened prefix (it is not an unknown tool).
+func TestGateway_CallOfAShortenedNameFindsItsStartingServer(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	src := &fakeSource{tools: []messages.Tool{tool("alpha", "echo", "Echoes.")}}
+	src.status = messages.Status{Generation: 1, ObservedGeneration: 1, Servers: []messages.ServerStatus{
+		{Name: "alpha", Prefix: "alpha", State: messages.StateReady},
+		{Name: "desktop-commander", Prefix: "desktop-commander", State: messages.StateStarting},
+	}}
+	h := startGateway(t, src)
+	c := h.connectInMemory(ctx, "")
+	c.waitTools(ctx, "alpha__echo")
+	short := "deskt-" + shortHash("desktop-commander") + "__" + feedback
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: short, Arguments: map[string]any{}})
+	answer := fmt.Sprint(err)
+	if err == nil {
+		answer = text(t, res)
+	}
+	if strings.Contains(answer, "unknown tool") || !strings.Contains(answer, `"desktop-commander"`) {
+		t.Fatalf("call of %s answered %q, want an answer about the server desktop-commander", short, answer)
 	}
 }
