@@ -179,3 +179,15 @@ func defaultDuration(d *time.Duration, def time.Duration) {
 func DefaultCacheDir(lookup func(string) (string, bool), home string) string {
 	return catcache.DefaultDir(lookup, home)
 }
+
+// PeekCatalogCache returns the catalogs the cache in dir holds, as the
+// servers' last live sessions listed them (before the tool filters),
+// sorted by server, and changes nothing; "-", a missing directory, or
+// one that is not the user's alone holds none. `mcpvisor check` judges
+// the cached tool names with it.
+func PeekCatalogCache(dir string) []reconciler.CachedCatalog {
+	if dir == "-" || dir == "" {
+		return nil
+	}
+	return catcache.Peek(dir, catcache.MaxEntryBytes)
+}

@@ -20,6 +20,9 @@ type Options struct {
 	ExitCode   int
 	Garbage    bool
 	ExtraTools int
+	// Tools adds tools of these names that echo their message, as a
+	// server with long tool names has them.
+	Tools []string
 
 	// Prompts adds the prompts greet (with arguments) and status.
 	Prompts bool
@@ -65,6 +68,10 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.ExitCode, "exit-code", 3, "exit status for --exit-after")
 	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON-RPC lines to stdout before serving")
 	fs.IntVar(&o.ExtraTools, "extra-tools", 0, "add N more tools named tool-1 ... tool-N")
+	fs.Func("tool", "add a tool of this name that echoes its message (repeatable)", func(name string) error {
+		o.Tools = append(o.Tools, name)
+		return nil
+	})
 	fs.BoolVar(&o.Prompts, "prompts", false, "add the prompts greet (with arguments) and status")
 	fs.BoolVar(&o.Resources, "resources", false, "add static resources, a watched resource, a resource template, subscriptions and the touch tool")
 	fs.DurationVar(&o.UpdateEvery, "update-every", 0, "with --resources, send resources/updated for example://counter this often")

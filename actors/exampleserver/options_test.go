@@ -21,6 +21,7 @@ func TestParseFlags_FeatureFlags(t *testing.T) {
 		{[]string{"--prompts", "--completion"}, exampleserver.Options{Name: "example", ExitCode: 3, Prompts: true, Completion: true}},
 		{[]string{"--resources", "--update-every", "2s"}, exampleserver.Options{Name: "example", ExitCode: 3, Resources: true, UpdateEvery: 2 * time.Second}},
 		{[]string{"--two-way", "--name", "x"}, exampleserver.Options{Name: "x", ExitCode: 3, TwoWay: true}},
+		{[]string{"--tool", "a_long_tool_name", "--tool", "b"}, exampleserver.Options{Name: "example", ExitCode: 3, Tools: []string{"a_long_tool_name", "b"}}},
 		{[]string{"--everything"}, exampleserver.Options{Name: "example", ExitCode: 3, Prompts: true, Resources: true, Completion: true, TwoWay: true}},
 	} {
 		got, err := exampleserver.ParseFlags(tc.args, io.Discard)

@@ -38,7 +38,7 @@ func build(o Options) *example {
 		advertiseLogging(opts.Capabilities)
 	}
 	e.srv = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: "1.0.0"}, opts)
-	addBasicTools(e.srv, o.ExtraTools)
+	addBasicTools(e.srv, o.ExtraTools, o.Tools)
 	if o.Prompts {
 		addPrompts(e.srv)
 	}

@@ -30,9 +30,9 @@ type getenvIn struct {
 
 type empty struct{}
 
-// addBasicTools adds the tools every example server has, and extra
-// tool-1 ... tool-N.
-func addBasicTools(srv *mcp.Server, extra int) {
+// addBasicTools adds the tools every example server has, extra
+// tool-1 ... tool-N, and the named tools.
+func addBasicTools(srv *mcp.Server, extra int, named []string) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns the message unchanged."}, echo)
 	mcp.AddTool(srv, &mcp.Tool{Name: "add", Description: "Adds two numbers."}, add)
 	mcp.AddTool(srv, &mcp.Tool{Name: "sleep", Description: "Sleeps, then answers; honours cancellation."}, sleep)
@@ -42,6 +42,9 @@ func addBasicTools(srv *mcp.Server, extra int) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits the process at once with status 2."}, crash)
 	for i := 1; i <= extra; i++ {
 		mcp.AddTool(srv, &mcp.Tool{Name: "tool-" + strconv.Itoa(i), Description: "Extra tool; echoes its message."}, echo)
+	}
+	for _, name := range named {
+		mcp.AddTool(srv, &mcp.Tool{Name: name, Description: "Named tool; echoes its message."}, echo)
 	}
 }
 

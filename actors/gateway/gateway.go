@@ -58,6 +58,9 @@ type Gateway struct {
 	slog   *slog.Logger
 	server *mcp.Server
 	names  Names
+	// maxNameLength bounds exposed names, the client's wrapping
+	// included (WithMaxNameLength); 0: no bound.
+	maxNameLength int
 
 	// levels follows the clients' logging/setLevel (relay.go); roots
 	// their roots (relay_roots.go).
@@ -66,8 +69,11 @@ type Gateway struct {
 
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
-	tools     *index[*mcp.Tool]
-	prompts   *index[*mcp.Prompt]
+	tools   *index[*mcp.Tool]
+	prompts *index[*mcp.Prompt]
+	// longNames holds the names already reported as shortened or too
+	// long (names.go), so that each is reported once.
+	longNames map[string]struct{}
 	resources *index[*mcp.Resource]
 	templates *index[template]
 
@@ -85,7 +91,7 @@ type Gateway struct {
 
 // Instructions is what the gateway tells clients about itself.
 const Instructions = "Tools, prompts and resources of the MCP servers supervised by mcpvisor. " +
-	"Tools and prompts are named prefix__name, the prefix standing for their server (or as their servers name them, if the gateway runs with --names bare); resources keep their URIs. " +
+	"Tools and prompts are named prefix__name, the prefix standing for their server (or as their servers name them, if the gateway runs with --names bare); a name too long for clients is shortened and ends with a short hash; resources keep their URIs. " +
 	"The sets change as servers start, stop or fail; a list_changed notification announces every change."
 
 // New builds a gateway over src. It exposes nothing until Run has loaded
@@ -96,14 +102,15 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 	}
 	l := logger.Named("mcp")
 	g := &Gateway{
-		src:       src,
-		log:       logger,
-		slog:      slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name()))),
-		names:     NamesPrefixed,
-		tools:     newIndex[*mcp.Tool](messages.KindTools),
-		prompts:   newIndex[*mcp.Prompt](messages.KindPrompts),
-		resources: newIndex[*mcp.Resource](messages.KindResources),
-		templates: newIndex[template](messages.KindResourceTemplates),
+		src:           src,
+		log:           logger,
+		slog:          slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name()))),
+		names:         NamesPrefixed,
+		maxNameLength: DefaultMaxNameLength,
+		tools:         newIndex[*mcp.Tool](messages.KindTools),
+		prompts:       newIndex[*mcp.Prompt](messages.KindPrompts),
+		resources:     newIndex[*mcp.Resource](messages.KindResources),
+		templates:     newIndex[template](messages.KindResourceTemplates),
 	}
 	for _, o := range opts {
 		o(g)
@@ -322,7 +329,7 @@ func (g *Gateway) applyTools(server string, tools []messages.Tool) {
 	claims := newClaimSet[*mcp.Tool](len(tools))
 	for _, t := range tools {
 		qualified := qualifiedName(t.Prefix, t.Name)
-		exposed := g.exposedName(qualified, t.Name)
+		exposed := g.exposedName(messages.KindTools, server, t.Prefix, t.Name, qualified)
 		fp := t.Hash
 		if fp == "" {
 			fp = fingerprint(t)

@@ -19,6 +19,10 @@ type MountOptions struct {
 	Logger *zap.Logger
 	// Names is how tools and prompts are named; default NamesPrefixed.
 	Names Names
+	// MaxNameLength bounds exposed tool and prompt names, a client's
+	// wrapping included (WithMaxNameLength); 0: DefaultMaxNameLength;
+	// negative: no bound.
+	MaxNameLength int
 	// StartupWait holds the first lists until every server started or
 	// failed, or this long (HoldFirstLists; `serve` waits
 	// DefaultStartupWait); 0 answers them at once. Clock times it (nil:
@@ -58,6 +62,9 @@ func Mount(sup *actors.Supervisor, opts MountOptions) *Gateway {
 	var options []Option
 	if opts.Names != "" {
 		options = append(options, WithNames(opts.Names))
+	}
+	if opts.MaxNameLength != 0 {
+		options = append(options, WithMaxNameLength(opts.MaxNameLength))
 	}
 	if opts.TracerProvider != nil {
 		options = append(options, WithTracerProvider(opts.TracerProvider))

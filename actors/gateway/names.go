@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"go.uber.org/zap"
+
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
@@ -40,6 +42,26 @@ type Option func(*Gateway)
 // WithNames sets how tools and prompts are named (default NamesPrefixed).
 func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
 
+// WithMaxNameLength bounds exposed tool and prompt names (default
+// DefaultMaxNameLength): n counts actors.ClientNameAllowance (16) for a
+// client's own wrapping, such as Claude Code's "mcp__<entry>__", so
+// exposed names are at most n - 16 bytes (48 by default); a longer one is
+// shortened (actors.FitName: the prefix first, then the name, each cut
+// and ended with a stable hash) and reported once. n of 0 or less: no
+// bound; a positive n under actors.MinMaxNameLength is raised to it.
+func WithMaxNameLength(n int) Option {
+	return func(g *Gateway) {
+		if n > 0 {
+			n = max(n, actors.MinMaxNameLength)
+		}
+		g.maxNameLength = n
+	}
+}
+
+// DefaultMaxNameLength is the default bound on exposed names, the
+// client's wrapping included: the Anthropic API's 64.
+const DefaultMaxNameLength = actors.DefaultMaxNameLength
+
 // qualifiedName is a tool's or prompt's fleet-wide name: its server's
 // exposed prefix and its own name, joined by actors.QualifiedName. The
 // Source routes by it.
@@ -47,13 +69,53 @@ func qualifiedName(prefix, name string) string {
 	return actors.QualifiedName(prefix, name)
 }
 
-// exposedName is the name the gateway gives a tool or prompt whose
-// fleet-wide name is qualified and whose server calls it name.
-func (g *Gateway) exposedName(qualified, name string) string {
+// exposedName is the name the gateway gives a tool or prompt (kind) that
+// server calls name and exposes under prefix, qualified being their
+// qualifiedName: qualified, or name with --names bare, shortened to the
+// maximum name length. A name that had to be shortened, or that is still
+// too long for Claude Code (a bound above the default, or none), is
+// reported once. A name that fits costs no allocation. Callers hold g.mu.
+func (g *Gateway) exposedName(kind messages.CatalogKind, server, prefix, name, qualified string) string {
+	exposed := qualified
 	if g.names == NamesBare {
-		return name
+		prefix, exposed = "", name
 	}
-	return qualified
+	budget := actors.NameBudget(g.maxNameLength)
+	if (budget <= 0 || len(exposed) <= budget) && claudeCodeWrap+len(exposed) <= actors.ClaudeCodeMaxName {
+		return exposed
+	}
+	exposed, shortened := actors.FitName(prefix, name, budget)
+	g.reportLongName(kind, server, prefix, name, exposed, shortened)
+	return exposed
+}
+
+// claudeCodeWrap is how many characters Claude Code adds to a name behind
+// the entry mcpvisor: "mcp__mcpvisor__".
+var claudeCodeWrap = len(actors.ClaudeCodeName(actors.ClaudeCodeEntry, ""))
+
+// reportLongName warns, once per name, that a name was shortened or is
+// too long for Claude Code, naming the server, the name, its length and
+// the fix. Callers hold g.mu.
+func (g *Gateway) reportLongName(kind messages.CatalogKind, server, prefix, name, exposed string, shortened bool) {
+	key := string(kind) + "\x00" + server + "\x00" + name + "\x00" + exposed
+	if _, done := g.longNames[key]; done {
+		return
+	}
+	if g.longNames == nil {
+		g.longNames = map[string]struct{}{}
+	}
+	g.longNames[key] = struct{}{}
+	full := actors.QualifiedName(prefix, name)
+	inClaude := actors.ClaudeCodeName(actors.ClaudeCodeEntry, full)
+	fields := []zap.Field{zap.String("kind", string(kind)), zap.String("server", server), zap.String("name", name),
+		zap.String("exposed", exposed), zap.Int("length", len(full)),
+		zap.String("claude_code_name", inClaude), zap.Int("claude_code_length", len(inClaude)),
+		zap.Int("max_name_length", g.maxNameLength), zap.String("fix", actors.LongNameFix)}
+	if shortened {
+		g.log.Warn("name shortened to fit --max-name-length (the client's wrapping included)", fields...)
+		return
+	}
+	g.log.Warn("name passes 64 characters in Claude Code (mcp__mcpvisor__<name>), whose API refuses it; keep --max-name-length at 64", fields...)
 }
 
 // first returns a function that picks the first of servers in config

@@ -26,7 +26,7 @@ func (g *Gateway) applyPrompts(server string, prompts []messages.Prompt) {
 			continue
 		}
 		qualified := qualifiedName(p.Prefix, p.Name)
-		exposed := g.exposedName(qualified, p.Name)
+		exposed := g.exposedName(messages.KindPrompts, server, p.Prefix, p.Name, qualified)
 		if claims.has(exposed) {
 			g.log.Warn("prompt skipped", zap.String("server", server), zap.String("prompt", p.Name), zap.String("reason", "listed twice"))
 			continue

@@ -176,11 +176,12 @@ func unknownTool(err error, name string) bool {
 	return errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && wire.Message == fmt.Sprintf("unknown tool %q", name)
 }
 
-// serverByPrefix is the server whose exposed prefix is prefix, and its
-// state in st; "" if st has no such server.
+// serverByPrefix is the server whose exposed prefix is prefix (as it is,
+// or shortened to fit the maximum name length), and its state in st; ""
+// if st has no such server.
 func serverByPrefix(st messages.Status, prefix string) (server string, state messages.State) {
 	for _, s := range st.Servers {
-		if s.Prefix == prefix {
+		if s.Prefix != "" && actors.ExposesPrefix(s.Prefix, prefix) {
 			return s.Name, s.State
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/ondisk"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler/config"
@@ -27,6 +28,7 @@ func checkCommand(args []string, io IO) int {
 	workdir := fs.String("workdir", "", "the project directory, whose .mcp.json is judged as run judges it: untrusted until approved (default: current directory)")
 	discover := fs.Bool("discover", false, "also check the MCP config files of the tools installed for this user, judging project files as run --discover does")
 	workspace := fs.String("workspace", "", "the folder ${workspaceFolder} names in VS Code config files (default: the folder holding .vscode/, else the config file's folder)")
+	cacheDir := fs.String("cache-dir", "", "directory of the catalog cache, whose tool and prompt names are judged against Claude Code's 64-character limit (default $XDG_CACHE_HOME/mcpvisor, else ~/.cache/mcpvisor; - ignores it)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -58,6 +60,10 @@ func checkCommand(args []string, io IO) int {
 		fmt.Fprintf(io.Stderr, "mcpvisor check: %v; entries with inputs are judged without stored values\n", err)
 	}
 	cfg, _ := config.Load(ondisk.ReadConfigFiles(paths), opts, nil)
+	if *cacheDir == "" {
+		*cacheDir = actors.DefaultCacheDir(lookup, home)
+	}
+	cfg.Diagnostics = append(cfg.Diagnostics, nameWarnings(cfg.Servers, actors.PeekCatalogCache(*cacheDir))...)
 	report := newCheckReport(paths, cfg, *verbose)
 	if *discover {
 		report.Discovered = []discoveredFile{}

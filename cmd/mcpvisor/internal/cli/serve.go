@@ -39,6 +39,9 @@ type serveFlags struct {
 	noAuth       bool
 	allowOrigins stringList
 	names        gateway.Names
+	// maxNameLength bounds exposed names, the client's wrapping
+	// included; 0: no bound.
+	maxNameLength int
 	// sessionTimeout and maxSessions bound the HTTP gateway's sessions.
 	sessionTimeout time.Duration
 	maxSessions    int
@@ -57,6 +60,8 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.StringVar(&f.tokenFile, "token-file", "", "for --transport http: file holding the token every request must bear (default $MCPVISOR_TOKEN, else $XDG_STATE_HOME/mcpvisor/token, a fresh one at each start unless a live daemon uses it; at least 32 bytes)")
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (prefix__tool: the server's exposed prefix, which status shows) or bare (as each server names them; of two servers with one name, the first in config order wins)")
+	fs.IntVar(&f.maxNameLength, "max-name-length", gateway.DefaultMaxNameLength, fmt.Sprintf("longest tool or prompt name a client may see, counting %d characters for its own wrapping (Claude Code's mcp__<entry>__), so exposed names are at most %d by default; longer ones are shortened with a stable hash and reported (0: no bound; at least %d)",
+		actors.ClientNameAllowance, actors.NameBudget(gateway.DefaultMaxNameLength), actors.MinMaxNameLength))
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
@@ -72,6 +77,10 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
 		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
+	}
+	if f.maxNameLength < 0 || f.maxNameLength > 0 && f.maxNameLength < actors.MinMaxNameLength {
+		return f, fmt.Errorf("--max-name-length %d: use 0 (no bound) or at least %d (%d for the client's wrapping, the rest for a shortened prefix and name)",
+			f.maxNameLength, actors.MinMaxNameLength, actors.ClientNameAllowance)
 	}
 	var err error
 	if f.names, err = gateway.ParseNames(*names); err != nil {
@@ -100,6 +109,18 @@ func (f serveFlags) httpOptions(token string) gateway.HTTPOptions {
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = -1
+	}
+	return o
+}
+
+// mountOptions are the gateway's options from the flags. A
+// --max-name-length of 0 means no bound, which MountOptions spells
+// negative (its zero is the default).
+func (f serveFlags) mountOptions(log *zap.Logger, relay *gateway.Relay, tp trace.TracerProvider) gateway.MountOptions {
+	o := gateway.MountOptions{Logger: log.Named("gateway"), Names: f.names, MaxNameLength: f.maxNameLength,
+		StartupWait: f.startupWait, Relay: relay, TracerProvider: tp}
+	if o.MaxNameLength == 0 {
+		o.MaxNameLength = -1
 	}
 	return o
 }
@@ -154,7 +175,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		ep.close()
 		return finalCode(io, "serve", err)
 	}
-	gw := gateway.Mount(sup, gateway.MountOptions{Logger: log.Named("gateway"), Names: f.names, StartupWait: f.startupWait, Relay: relay, TracerProvider: tp})
+	gw := gateway.Mount(sup, f.mountOptions(log, relay, tp))
 	serveErr := ep.serve(ctx, gw, f, io)
 	failed := sup.Err() // nil unless a core actor failed
 	switch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
@@ -108,6 +109,37 @@ func TestServeFlags_SessionLimits(t *testing.T) {
 	}
 	if _, err := parseServeFlags([]string{"--max-sessions", "-1"}, noEnv); err == nil {
 		t.Error("--max-sessions -1 accepted")
+	}
+}
+
+// --max-name-length defaults to 64 (48 for the names themselves, 16 for
+// the client's wrapping) and reaches the gateway's MountOptions; 0 turns
+// the bound off (negative there); too small or negative is refused.
+func TestServeFlags_MaxNameLength(t *testing.T) {
+	t.Parallel()
+	noEnv := IO{Stderr: io.Discard, LookupEnv: func(string) (string, bool) { return "", false }}
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{nil, 64},
+		{[]string{"--max-name-length", "80"}, 80},
+		{[]string{"--max-name-length", "0"}, -1},
+	}
+	for _, tt := range tests {
+		f, err := parseServeFlags(tt.args, noEnv)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		if o := f.mountOptions(zap.NewNop(), nil, nil); o.MaxNameLength != tt.want || o.Names != gateway.NamesPrefixed {
+			t.Errorf("%q: MaxNameLength %d names %q, want %d prefixed", tt.args, o.MaxNameLength, o.Names, tt.want)
+		}
+	}
+	for _, bad := range []string{"-1", "20"} {
+		_, err := parseServeFlags([]string{"--max-name-length", bad}, noEnv)
+		if err == nil || !strings.Contains(err.Error(), "at least 34") {
+			t.Errorf("--max-name-length %s: err = %v, want one that says the least it takes", bad, err)
+		}
 	}
 }
 
