@@ -90,7 +90,8 @@
 // not ready, timed out and upstream transport failures become results
 // with isError set, so the model sees them; a tool the fleet no longer
 // has becomes the protocol error -32602, as for any unknown tool; an
-// upstream JSON-RPC error passes through with its code; a closed
+// upstream JSON-RPC error passes through with its code, message and
+// data; a closed
 // supervisor is -32603. Prompt gets, resource reads and completions have
 // no isError result: their errors are all JSON-RPC errors (see
 // mapRequestError).
