@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -18,11 +19,23 @@ import (
 // crash) is its text. Both are redacted: a server may echo a secret the
 // session gave it (a header, a token) in its error.
 func upstreamError(redactor interface{ Redact(string) string }, err error) error {
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
+	if wire := serversAnswer(err); wire != nil {
 		return fmt.Errorf("%w: %w", ErrUpstream, redactedWire(redactor, wire))
 	}
 	return fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+}
+
+// serversAnswer is the JSON-RPC error the server answered with, if err
+// is one: the go-sdk returns it as `calling "method": ` and the error.
+// The go-sdk's transports also wrap their own failures around sentinel
+// *jsonrpc.Errors ("rejected by transport: " and what happened): those
+// say more after the sentinel, and are not the server's answer.
+func serversAnswer(err error) *jsonrpc.Error {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || !strings.HasSuffix(err.Error(), wire.Message) {
+		return nil
+	}
+	return wire
 }
 
 // redactedWire is wire with the secrets in its message and data

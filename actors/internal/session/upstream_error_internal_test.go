@@ -39,6 +39,14 @@ func TestUpstreamError_KeepsTheServersErrorWithoutSecrets(t *testing.T) {
 		t.Errorf("data %s, want the server's JSON with the secret redacted", wire.Data)
 	}
 
+	// A transport's failure around one of the go-sdk's sentinels is not
+	// the server's answer: what happened, after the sentinel, stays.
+	rejected := &jsonrpc.Error{Code: -32004, Message: "rejected by transport"}
+	err = upstreamError(redactor, fmt.Errorf("calling %q: %w: %s", "tools/call", rejected, `403: asks for scope "write"`))
+	if !strings.Contains(err.Error(), `asks for scope "write"`) {
+		t.Errorf("a transport failure lost what happened: %v", err)
+	}
+
 	clean := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "n must be positive", Data: json.RawMessage(`{"n":-1}`)}
 	if !errors.As(upstreamError(redactor, clean), &wire) || wire != clean {
 		t.Errorf("an error without secrets was copied or lost: %v", wire)
