@@ -105,7 +105,10 @@
 // installed in the Supervisor's options before it starts and bound to the
 // gateway after, answers the fleet's sampling and elicitation requests by
 // asking the calling client (else, for a server allowed requests outside
-// a call, the only client; else it refuses),
+// a call, the only client; else it refuses with a JSON-RPC code, -32601
+// for a client without the capability), tells each server at its connect
+// the capabilities of the connected clients (Relay.Default before the
+// first: nothing unless set),
 // answers roots with the roots of the only client that gave any (read on
 // its initialized and roots/list_changed, relay_roots.go), and relays log
 // messages to the calling client or to all, each at its own
