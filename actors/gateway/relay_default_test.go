@@ -4,10 +4,13 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
@@ -112,6 +115,62 @@ func TestRelay_ServerBeforeAnyClientIsToldTheDefault(t *testing.T) {
 			got = append(got, received(t, ctx, told))
 			if diff := cmp.Diff([]string{tc.initial, "elicitation(form url)"}, got); diff != "" {
 				t.Errorf("what the server's sessions were told (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// urlServer's tool "login" asks its client for a url-mode elicitation
+// and answers with what came back: the action, or the error's code.
+func urlServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "url", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	srv.AddTool(&mcp.Tool{Name: "login", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", URL: "https://example.com/login", ElicitationID: "e-1", Message: "sign in"})
+		text := ""
+		var wire *jsonrpc.Error
+		switch {
+		case errors.As(err, &wire):
+			text = fmt.Sprintf("code %d", wire.Code)
+		case err != nil:
+			text = "error without a code: " + err.Error()
+		default:
+			text = res.Action
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	})
+	return srv
+}
+
+// A url-mode elicitation goes to a client that has url mode; one that
+// elicits in form mode only is never asked it, and the server gets
+// -32601, as from a client without the capability.
+func TestRelay_URLElicitationOnlyToAClientWithURLMode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		caps *mcp.ElicitationCapabilities
+		want string
+	}{
+		{"url mode", &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}, "accept"},
+		{"form mode only", &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}, "code -32601"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := actorstest.Context(t)
+			r := startRelayRigOver(t, ctx, nil, dialServer(urlServer), &gateway.Relay{Default: &mcp.ClientCapabilities{
+				Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}},
+			}})
+			cs := r.connect(ctx, "2025-11-25", &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: tc.caps},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					if req.Params.Mode != "url" || req.Params.URL != "https://example.com/login" || req.Params.ElicitationID != "e-1" {
+						return nil, fmt.Errorf("asked %+v, not the server's url elicitation", req.Params)
+					}
+					return &mcp.ElicitResult{Action: "accept"}, nil
+				},
+			}, "demo__login")
+			if got := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__login"}); got != tc.want {
+				t.Errorf("the server got %q, want %q", got, tc.want)
 			}
 		})
 	}
