@@ -47,7 +47,7 @@ func rawArguments(raw json.RawMessage) any {
 //
 //	ErrNotReady                         isError: server not ready, try again shortly
 //	ErrCallTimeout                      isError: the timeout
-//	ErrUpstream wrapping *jsonrpc.Error that error, same code and message
+//	ErrUpstream wrapping *jsonrpc.Error that error, same code, message and data
 //	ErrUpstream (transport, crash)      isError: server failed the call
 //	ErrUnknownServer, ErrUnknownTool,
 //	ErrBadToolName                      -32602 unknown tool (the fleet dropped it)

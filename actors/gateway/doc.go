@@ -90,7 +90,8 @@
 // not ready, timed out and upstream transport failures become results
 // with isError set, so the model sees them; a tool the fleet no longer
 // has becomes the protocol error -32602, as for any unknown tool; an
-// upstream JSON-RPC error passes through with its code; a closed
+// upstream JSON-RPC error passes through with its code, message and
+// data; a closed
 // supervisor is -32603. Prompt gets, resource reads and completions have
 // no isError result: their errors are all JSON-RPC errors (see
 // mapRequestError).
@@ -104,7 +105,10 @@
 // installed in the Supervisor's options before it starts and bound to the
 // gateway after, answers the fleet's sampling and elicitation requests by
 // asking the calling client (else, for a server allowed requests outside
-// a call, the only client; else it refuses),
+// a call, the only client; else it refuses with a JSON-RPC code, -32601
+// for a client without the capability), tells each server at its connect
+// the capabilities of the connected clients (Relay.Default before the
+// first: nothing unless set),
 // answers roots with the roots of the only client that gave any (read on
 // its initialized and roots/list_changed, relay_roots.go), and relays log
 // messages to the calling client or to all, each at its own

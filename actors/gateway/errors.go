@@ -16,7 +16,7 @@ import (
 // requests have no isError result, so everything is an error; what the
 // client can act on says so in its message.
 //
-//	ErrUpstream wrapping *jsonrpc.Error that error, same code and message
+//	ErrUpstream wrapping *jsonrpc.Error that error, same code, message and data
 //	ErrUnknownResource                  -32602 resource not found (SEP-2164)
 //	ErrUnknownServer, ErrUnknownPrompt,
 //	ErrBadToolName, ErrBadReference     -32602 (what is unknown)

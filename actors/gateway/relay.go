@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
@@ -33,11 +34,32 @@ import (
 // belong to a call, else to every client, each at the level it set.
 type Relay struct {
 	gw atomic.Pointer[Gateway]
+	// Default is what a server that connects before any client of the
+	// gateway has initialized is told the client can do; nil: nothing (no
+	// sampling, elicitation or roots), so that such a server never lists
+	// a tool that the client, when it comes, cannot serve. Set it (serve's
+	// --assume-client-capabilities) to what the gateway's clients are
+	// known to have. Set before Install; not changed after.
+	Default *mcp.ClientCapabilities
 }
 
 // ErrNoClient: an upstream server asked for something that no client of
-// the gateway can be asked for.
+// the gateway can be asked for. The server gets it as the JSON-RPC error
+// -32601 (method not found), as from a client without the capability.
 var ErrNoClient = errors.New("no gateway client to ask")
+
+// noClient is an ErrNoClient refusal, with the code the server gets.
+func noClient(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return &refusal{wire: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: ErrNoClient.Error() + ": " + msg}}
+}
+
+// refusal is an error both errors.Is(ErrNoClient) and, for the go-sdk
+// that answers the server with it, a *jsonrpc.Error.
+type refusal struct{ wire *jsonrpc.Error }
+
+func (e *refusal) Error() string   { return e.wire.Message }
+func (e *refusal) Unwrap() []error { return []error{e.wire, ErrNoClient} }
 
 // Install sets the Supervisor options the relay answers: Sampling,
 // Elicitation, Roots and Logging, and Honourable, which says which of
@@ -52,16 +74,19 @@ func (r *Relay) Install(o *actors.Options) {
 }
 
 // honourable is what a server that connects now is told the gateway can
-// do: each of sampling, elicitation and roots that a connected client
-// advertised (the union over them). A server's session keeps what it was
-// told (protocols before 2026-07-28 fix capabilities at initialize, and
-// reconnecting a running server for a client is not worth its state), and
-// on 2026-07-28 each call narrows it to its own client's. Before any
-// client has initialized (the servers of a starting gateway connect
-// before its first client) it is all three: the first client is on its
-// way, and a server told nothing would hide the tools that need them for
-// as long as it runs. That is the gap: such a server may ask a client
-// that cannot answer, and is then refused (ErrNoClient) or declined.
+// do: each of sampling, elicitation (with its form and url modes) and
+// roots that a connected client advertised (the union over them). A
+// server's session keeps what it was told (protocols before 2026-07-28
+// fix capabilities at initialize, and reconnecting a running server for
+// a client is not worth its state), and on 2026-07-28 each call narrows
+// it to its own client's. Before any client has initialized (the servers
+// of a starting gateway connect before its first client) it is Default:
+// nothing unless configured, so that what such a server lists never
+// depends on which client comes first, and it never lists a tool for a
+// capability a client lacks. The gap that remains: a server that
+// connects while a client is there is told that client's capabilities,
+// and may ask a later client that cannot answer; it is then refused
+// (-32601) or declined.
 func (r *Relay) honourable() *mcp.ClientCapabilities {
 	union := &mcp.ClientCapabilities{}
 	clients := 0
@@ -72,22 +97,39 @@ func (r *Relay) honourable() *mcp.ClientCapabilities {
 				continue // not initialized yet: its capabilities are not known
 			}
 			clients++
-			c := init.Capabilities
-			if c.Sampling != nil {
-				union.Sampling = &mcp.SamplingCapabilities{}
-			}
-			if c.Elicitation != nil {
-				union.Elicitation = &mcp.ElicitationCapabilities{}
-			}
-			if c.RootsV2 != nil || c.Roots.ListChanged {
-				union.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
-			}
+			addCapabilities(union, init.Capabilities)
 		}
 	}
 	if clients == 0 {
-		return &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}, RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+		if r.Default == nil {
+			return &mcp.ClientCapabilities{}
+		}
+		union = &mcp.ClientCapabilities{}
+		addCapabilities(union, r.Default)
 	}
 	return union
+}
+
+// addCapabilities adds to union the sampling, elicitation (and its
+// modes: neither form nor url is form) and roots of c.
+func addCapabilities(union, c *mcp.ClientCapabilities) {
+	if c.Sampling != nil {
+		union.Sampling = &mcp.SamplingCapabilities{}
+	}
+	if e := c.Elicitation; e != nil {
+		if union.Elicitation == nil {
+			union.Elicitation = &mcp.ElicitationCapabilities{}
+		}
+		if e.Form != nil || e.URL == nil {
+			union.Elicitation.Form = &mcp.FormElicitationCapabilities{}
+		}
+		if e.URL != nil {
+			union.Elicitation.URL = &mcp.URLElicitationCapabilities{}
+		}
+	}
+	if c.RootsV2 != nil || c.Roots.ListChanged {
+		union.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
 }
 
 // Bind makes g the gateway whose clients the relay asks.
@@ -102,18 +144,31 @@ func (r *Relay) sample(ctx context.Context, server string, p *mcp.CreateMessageP
 }
 
 func (r *Relay) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	ss, err := r.client(ctx, server, "elicitation", func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+	mode, has := elicitationMode(p)
+	ss, err := r.client(ctx, server, mode, has)
 	if err != nil {
 		return nil, err
 	}
 	return ss.Elicit(ctx, p)
 }
 
+// elicitationMode names the capability an elicitation needs, and says
+// whether a client has it: url mode needs elicitation.url, form mode
+// elicitation.form, or an elicitation capability that names no mode.
+func elicitationMode(p *mcp.ElicitParams) (string, func(*mcp.ClientCapabilities) bool) {
+	if p != nil && (p.Mode == "url" || p.Mode == "" && (p.URL != "" || p.ElicitationID != "")) {
+		return "url elicitation", func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil && c.Elicitation.URL != nil }
+	}
+	return "elicitation", func(c *mcp.ClientCapabilities) bool {
+		return c.Elicitation != nil && (c.Elicitation.Form != nil || c.Elicitation.URL == nil)
+	}
+}
+
 // client finds who to ask: the calling client, else the only one.
 func (r *Relay) client(ctx context.Context, server, capability string, has func(*mcp.ClientCapabilities) bool) (*mcp.ServerSession, error) {
 	g := r.gw.Load()
 	if g == nil {
-		return nil, fmt.Errorf("%w: server %q asked for %s before the gateway served anyone", ErrNoClient, server, capability)
+		return nil, noClient("server %q asked for %s before the gateway served anyone", server, capability)
 	}
 	ss, _ := actors.CallerOf(ctx).(*mcp.ServerSession)
 	if ss == nil {
@@ -122,12 +177,12 @@ func (r *Relay) client(ctx context.Context, server, capability string, has func(
 			ss, n = s, n+1
 		}
 		if n != 1 {
-			return nil, fmt.Errorf("%w: server %q asked for %s outside any call of a gateway client, and the gateway has %d clients: mcpvisor cannot tell whose it is", ErrNoClient, server, capability, n)
+			return nil, noClient("server %q asked for %s outside any call of a gateway client, and the gateway has %d clients: mcpvisor cannot tell whose it is", server, capability, n)
 		}
 	}
 	init := ss.InitializeParams()
 	if init == nil || init.Capabilities == nil || !has(init.Capabilities) {
-		return nil, fmt.Errorf("%w: server %q asked for %s, which the gateway's client did not advertise", ErrNoClient, server, capability)
+		return nil, noClient("server %q asked for %s, which the gateway's client did not advertise", server, capability)
 	}
 	return ss, nil
 }

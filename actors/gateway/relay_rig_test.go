@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated from protocol 2026-07-28 on (SEP-2577) but are what the rig's relay tells servers.
+
 package gateway_test
 
 import (
@@ -38,17 +40,39 @@ func startRelayRig(t testing.TB, ctx context.Context, extra map[string]any, mk f
 	if mk == nil {
 		mk = func() *mcp.Server { return exampleserver.New(exampleserver.Options{Name: "example", TwoWay: true}) }
 	}
-	return startRelayRigDial(t, ctx, extra, func(messages.ServerSpec) (mcp.Transport, error) {
+	return startRelayRigDial(t, ctx, extra, dialServer(mk))
+}
+
+// dialServer dials a fresh server made by mk, in memory.
+func dialServer(mk func() *mcp.Server) func(messages.ServerSpec) (mcp.Transport, error) {
+	return func(messages.ServerSpec) (mcp.Transport, error) {
 		st, ct := mcp.NewInMemoryTransports()
 		if _, err := mk().Connect(context.Background(), st, nil); err != nil {
 			return nil, err
 		}
 		return ct, nil
-	})
+	}
 }
 
-// startRelayRigDial starts the rig with "demo" dialled by dial.
+// startRelayRigDial starts the rig with "demo" dialled by dial, and a
+// relay that tells a server connecting before any client everything
+// (Relay.Default), as a gateway configured for clients that have it all.
 func startRelayRigDial(t testing.TB, ctx context.Context, extra map[string]any, dial func(messages.ServerSpec) (mcp.Transport, error)) *relayRig {
+	t.Helper()
+	return startRelayRigOver(t, ctx, extra, dial, &gateway.Relay{Default: everything()})
+}
+
+// everything is every client capability the relay deals in.
+func everything() *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+	}
+}
+
+// startRelayRigOver starts the rig with "demo" dialled by dial, and relay.
+func startRelayRigOver(t testing.TB, ctx context.Context, extra map[string]any, dial func(messages.ServerSpec) (mcp.Transport, error), relay *gateway.Relay) *relayRig {
 	t.Helper()
 	r := &relayRig{t: t, config: filepath.Join(t.TempDir(), "mcp.json")}
 	r.writeConfig(extra)
@@ -60,7 +84,6 @@ func startRelayRigDial(t testing.TB, ctx context.Context, extra map[string]any, 
 		ConfigPaths: []string{r.config}, DisableWatch: true, ProbeInterval: -1,
 		Clock: quartz.NewMock(t), Logger: logger, Dial: dial,
 	}
-	relay := &gateway.Relay{}
 	relay.Install(&opts)
 	sup, err := actors.Start(opts)
 	if err != nil {
@@ -75,8 +98,8 @@ func startRelayRigDial(t testing.TB, ctx context.Context, extra map[string]any, 
 		}
 	})
 	// The server connects before any client, as a starting gateway's do:
-	// it is told everything the relay can honour (Relay.honourable), so
-	// every client sees the same tools, whenever it connects.
+	// it is told the relay's Default, so every client sees the same tools,
+	// whenever it connects.
 	r.rec.WaitState(ctx, 0, "demo", messages.StateReady)
 	return r
 }

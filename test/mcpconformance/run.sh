@@ -74,7 +74,10 @@ sed -n '/=== SUMMARY ===/,$p' "$out/direct.log"
 
 gateway_args=()
 if [ "${MCPCONF_GATEWAY:-1}" != 0 ]; then
-  flags=(--transport http)
+  # The upstream connects before the suite's first client: tell it what
+  # the suite's clients can answer (its sampling and elicitation
+  # scenarios need it told), not serve's default, nothing.
+  flags=(--transport http --assume-client-capabilities sampling,elicitation,roots)
   [ "${MCPCONF_NAMES_BARE:-1}" = 1 ] && flags+=(--names bare)
   [ "${MCPCONF_NO_AUTH:-1}" = 1 ] && flags+=(--no-auth)
   gateway_port=$("$node" "$here/harness.mjs" port)

@@ -38,6 +38,9 @@ func (r *Relay) ClientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptio
 	}
 	if r.deps.Handlers.Elicitation != nil && honourable.Elicitation != nil {
 		o.ElicitationHandler = r.onElicitation
+		// Its modes as Honourable says (URL mode only when a client
+		// has it): the go-sdk, left to itself, advertises form only.
+		caps.Elicitation = elicitationModes(honourable.Elicitation)
 	}
 	// What the go-sdk will advertise, for calls that narrow it to their
 	// caller's (WithClientCapabilities).
@@ -45,11 +48,21 @@ func (r *Relay) ClientOptions(roots bool, o *mcp.ClientOptions) *mcp.ClientOptio
 	if o.CreateMessageHandler != nil {
 		adv.Sampling = &mcp.SamplingCapabilities{}
 	}
-	if o.ElicitationHandler != nil {
-		adv.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
-	}
 	r.advertised = &adv
 	return o
+}
+
+// elicitationModes is e with its modes spelled out: neither form nor url
+// means form (the spec's reading of an empty elicitation capability).
+func elicitationModes(e *mcp.ElicitationCapabilities) *mcp.ElicitationCapabilities {
+	out := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+	if e.Form == nil && e.URL != nil {
+		out.Form = nil
+	}
+	if e.URL != nil {
+		out.URL = &mcp.URLElicitationCapabilities{}
+	}
+	return out
 }
 
 // ElicitationRelay takes every elicitation/create a server sends. With no
@@ -85,7 +98,7 @@ func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest
 	}
 	res, err := r.deps.Handlers.Sampling(ctx, r.server, attributedSampling(req.Params, r.server))
 	if err != nil {
-		return nil, fmt.Errorf("sampling for %q: %w", r.server, err)
+		return nil, withCode(fmt.Errorf("sampling for %q: %w", r.server, err))
 	}
 	return res, nil
 }
@@ -100,7 +113,7 @@ func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*
 	}
 	res, err := r.deps.Handlers.Elicitation(ctx, r.server, attributedElicit(req.Params, r.server))
 	if err != nil {
-		return nil, fmt.Errorf("elicitation for %q: %w", r.server, err)
+		return nil, withCode(fmt.Errorf("elicitation for %q: %w", r.server, err))
 	}
 	return res, nil
 }

@@ -114,7 +114,7 @@ func (l *callLane) run(m *Request) (any, error) {
 		// Before the stop: a refused authorization can end the session
 		// (its connection closes, it goes needs-auth) before this call
 		// is told why, and the why is what its caller needs.
-		err = fmt.Errorf("%w: %s", ErrUpstream, l.redactor.Redact(err.Error()))
+		err = upstreamError(l.redactor, err)
 		if l.stop.Err() == nil {
 			l.stepUp() // a step-up only a login can give
 		}
@@ -123,7 +123,7 @@ func (l *callLane) run(m *Request) (any, error) {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 	default:
-		err = fmt.Errorf("%w: %s", ErrUpstream, l.redactor.Redact(err.Error()))
+		err = upstreamError(l.redactor, err)
 	}
 	return res, err
 }

@@ -133,7 +133,7 @@ func (s *sessionActor) subscribe(c actor.Context, m *subscribeUpstream) {
 		case fired:
 			err = fmt.Errorf("%w after %s", ErrCallTimeout, timeout)
 		default:
-			err = fmt.Errorf("%w: %s", ErrUpstream, redactor.Redact(err.Error()))
+			err = upstreamError(redactor, err)
 		}
 		root.Send(self, &upstreamSubscribed{uri: uri, sub: sub, err: err})
 	}()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
@@ -48,6 +49,9 @@ type serveFlags struct {
 	// startupWait bounds how long the first lists wait for the first
 	// connect wave.
 	startupWait time.Duration
+	// assumeCaps is what a server that connects before any client is
+	// told the client can do (gateway.Relay.Default).
+	assumeCaps *mcp.ClientCapabilities
 }
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
@@ -66,6 +70,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
 	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
+	assumeCaps := fs.String("assume-client-capabilities", "none", "what a server that starts before any client has connected is told the client can do: none, or a comma-separated list of "+strings.Join(gateway.ClientCapabilityNames, ", ")+" (a server lists some tools only for clients that have them; later servers are told what the connected clients have)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -85,6 +90,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	var err error
 	if f.names, err = gateway.ParseNames(*names); err != nil {
 		return f, fmt.Errorf("--names: %w", err)
+	}
+	if f.assumeCaps, err = gateway.ParseClientCapabilities(*assumeCaps); err != nil {
+		return f, fmt.Errorf("--assume-client-capabilities: %w", err)
 	}
 	switch f.transport {
 	case "stdio":
@@ -169,7 +177,7 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 	if code != ExitOK {
 		return code
 	}
-	relay := &gateway.Relay{}
+	relay := &gateway.Relay{Default: f.assumeCaps}
 	sup, err := actors.Start(f.serveOptions(log, tp, ep.token.value, relay, io))
 	if err != nil {
 		ep.close()
