@@ -67,7 +67,7 @@ type Gateway struct {
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
 	tools     *index[*mcp.Tool]
-	prompts   *index[*mcp.Prompt]
+	prompts   *index[prompt]
 	resources *index[*mcp.Resource]
 	templates *index[template]
 
@@ -101,7 +101,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		slog:      slog.New(zapslog.NewHandler(l.Core(), zapslog.WithName(l.Name()))),
 		names:     NamesPrefixed,
 		tools:     newIndex[*mcp.Tool](messages.KindTools),
-		prompts:   newIndex[*mcp.Prompt](messages.KindPrompts),
+		prompts:   newIndex[prompt](messages.KindPrompts),
 		resources: newIndex[*mcp.Resource](messages.KindResources),
 		templates: newIndex[template](messages.KindResourceTemplates),
 	}
