@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpvisor/mcpvisor/actors/actorstest"
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
@@ -228,5 +231,36 @@ func TestServe_LegacySessionGetsNoNewProtocolFields(t *testing.T) {
 				t.Errorf("%s on 2025-11-25: %s\nholds %s, which only 2026-07-28 defines", method, res, field)
 			}
 		}
+	}
+}
+
+// A session on 2026-07-28 gets the relayed result whole, with the
+// gateway's serverInfo in place of the upstream's (none here) and a
+// result a go-sdk client takes as complete.
+func TestServe_NewProtocolSessionGetsTheRelayedResult(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"raw": {Command: self, Env: map[string]string{rawServerEnv: "1"}}})
+	c := connect(t, ctx, &mcp.CommandTransport{Command: serveCommand("--config", cfg)}, "")
+	t.Cleanup(func() { _ = c.cs.Close() })
+	if v := c.cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28", v)
+	}
+	c.waitTools(ctx, []string{"raw__order"})
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "raw__order", Arguments: map[string]any{"zeta": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"z": "last", "a": "first", "m": map[string]any{"y": 1.0, "b": 2.0}}
+	if diff := cmp.Diff(want, res.StructuredContent); diff != "" || res.NeedsInput() || res.IsError {
+		t.Errorf("structuredContent (-want +got):\n%s\nneeds input %v, isError %v", diff, res.NeedsInput(), res.IsError)
+	}
+	if info, ok := res.Meta[mcp.MetaKeyServerInfo].(map[string]any); !ok || info["name"] != "mcpvisor" {
+		t.Errorf("_meta %v, want the gateway's serverInfo", res.Meta)
 	}
 }
