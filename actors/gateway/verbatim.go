@@ -147,11 +147,13 @@ func finish(obj []byte, legacy bool, own mcp.Meta, set ...verbatim.Member) ([]by
 		return nil, err
 	}
 	var meta json.RawMessage
-	has := map[string]bool{}
+	typed := false
 	for _, m := range ms {
-		has[m.Key] = true
-		if m.Key == "_meta" {
+		switch m.Key {
+		case "_meta":
 			meta = m.Value
+		case "resultType":
+			typed = true
 		}
 	}
 	set = keepGiven(set, ms)
@@ -160,11 +162,11 @@ func finish(obj []byte, legacy bool, own mcp.Meta, set ...verbatim.Member) ([]by
 		return nil, err
 	}
 	set = append(set, verbatim.Member{Key: "_meta", Value: meta})
-	if !legacy && !has["resultType"] {
+	if !legacy && !typed {
 		set = append(set, verbatim.Member{Key: "resultType", Value: json.RawMessage(`"complete"`)})
 	}
 	drop := func(key string) bool { return legacy && newOnly[key] }
-	return verbatim.Edit(obj, drop, set...)
+	return verbatim.Join(ms, drop, set...), nil
 }
 
 // clientMeta is an upstream's _meta (nil if none) without its

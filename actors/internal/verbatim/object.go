@@ -62,8 +62,18 @@ func Edit(obj []byte, drop func(key string) bool, set ...Member) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	return Join(ms, drop, set...), nil
+}
+
+// Join is the object of members ms, edited as Edit says: for a caller
+// that read the members already.
+func Join(ms []Member, drop func(key string) bool, set ...Member) json.RawMessage {
+	size := 2
+	for _, m := range ms {
+		size += len(m.Key) + len(m.Value) + 4
+	}
 	var b bytes.Buffer
-	b.Grow(len(obj))
+	b.Grow(size)
 	b.WriteByte('{')
 	first := true
 	put := func(key string, v json.RawMessage) {
@@ -96,14 +106,31 @@ func Edit(obj []byte, drop func(key string) bool, set ...Member) (json.RawMessag
 		}
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // writeKey writes key as a JSON string, not HTML-escaped (as the server
 // may have sent it).
 func writeKey(b *bytes.Buffer, key string) {
+	if plain(key) {
+		b.WriteByte('"')
+		b.WriteString(key)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(key)     // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// plain reports whether key needs no escaping in a JSON string (the
+// usual case, written without an encoder).
+func plain(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
