@@ -38,17 +38,18 @@ func slotOf(ctx context.Context) *Slot {
 	return s
 }
 
-// Result is the result of the last call of method recorded, or nil.
+// Result is the result of the last call recorded if that call was one of
+// method, else nil: a request whose answer came from a later call of
+// another method (a task's result fetched after the call that started
+// it) has no bytes of its own here, and its typed value must be used.
 func (s *Slot) Result(method string) json.RawMessage {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := len(s.results) - 1; i >= 0; i-- {
-		if s.results[i].method == method {
-			return s.results[i].result
-		}
+	if n := len(s.results); n > 0 && s.results[n-1].method == method {
+		return s.results[n-1].result
 	}
 	return nil
 }

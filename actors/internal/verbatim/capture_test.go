@@ -100,3 +100,34 @@ func TestTransport_CapturesStreamableHTTPResults(t *testing.T) {
 		})
 	}
 }
+
+// Only the last call's result is a request's: one answered by a later
+// call of another method has no bytes of its own.
+func TestSlot_ResultIsTheLastCalls(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx, slot := verbatim.Capture(ctx)
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "order"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if raw := slot.Result("tools/call"); raw != nil {
+		t.Errorf("Result(tools/call) after a tools/list = %s, want nil", raw)
+	}
+	if raw := slot.Result("tools/list"); verbatim.Field(raw, "tools") == nil {
+		t.Errorf("Result(tools/list) = %s, want the listing", raw)
+	}
+}
