@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,8 +19,12 @@ import (
 	"github.com/mcpvisor/mcpvisor/test/testkit"
 )
 
-// rawServerEnv re-executes the test binary as rawServer.
-const rawServerEnv = "MCPVISOR_TEST_RAW_SERVER"
+// rawServerEnv re-executes the test binary as rawServer; rawHangEnv
+// names a file whose existence makes it answer nothing.
+const (
+	rawServerEnv = "MCPVISOR_TEST_RAW_SERVER"
+	rawHangEnv   = "MCPVISOR_TEST_RAW_HANG"
+)
 
 // rawAnswers are rawServer's results, byte for byte as a server may write
 // them: keys out of alphabetical order, explicit falses, and fields only
@@ -40,6 +45,12 @@ var rawAnswers = map[string]string{
 // them (a go-sdk server cannot: it encodes typed values), on the legacy
 // handshake.
 func rawServer() int {
+	if hang := os.Getenv(rawHangEnv); hang != "" {
+		if _, err := os.Stat(hang); err == nil {
+			_, _ = io.Copy(io.Discard, os.Stdin) // never answers: stays starting
+			return 0
+		}
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	for in.Scan() {
@@ -74,11 +85,12 @@ type rawClient struct {
 	stdin io.Writer
 	lines chan string
 	next  int
+	stop  func() // ends serve (end of input) and waits for it
 }
 
-func startRawClient(t *testing.T, cfg string) *rawClient {
+func startRawClient(t *testing.T, args ...string) *rawClient {
 	t.Helper()
-	cmd := serveCommand("--config", cfg)
+	cmd := serveCommand(args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +113,8 @@ func startRawClient(t *testing.T, cfg string) *rawClient {
 			lines <- sc.Text()
 		}
 	}()
-	t.Cleanup(func() {
+	c := &rawClient{t: t, stdin: stdin, lines: lines}
+	c.stop = sync.OnceFunc(func() {
 		_ = stdin.Close() // end of input: serve stops
 		for range lines {
 		}
@@ -110,7 +123,8 @@ func startRawClient(t *testing.T, cfg string) *rawClient {
 			t.Logf("mcpvisor serve stderr:\n%s", stderr.String())
 		}
 	})
-	return &rawClient{t: t, stdin: stdin, lines: lines}
+	t.Cleanup(c.stop)
+	return c
 }
 
 // call sends a request and returns the raw result of its response.
@@ -149,21 +163,35 @@ func (c *rawClient) notify(method string) {
 
 // rawSession is a raw client of a gateway in front of rawServer, past
 // the handshake on protocol 2025-11-25.
-func rawSession(t *testing.T, ctx context.Context) *rawClient {
+func rawSession(t *testing.T, ctx context.Context, args ...string) *rawClient {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if len(args) == 0 {
+		args = []string{"--config", rawConfig(t, "")}
 	}
-	cfg := filepath.Join(t.TempDir(), ".mcp.json")
-	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"raw": {Command: self, Env: map[string]string{rawServerEnv: "1"}}})
-	c := startRawClient(t, cfg)
+	c := startRawClient(t, args...)
 	init := c.call(ctx, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-client","version":"1"}}`)
 	if !strings.Contains(init, `"protocolVersion":"2025-11-25"`) {
 		t.Fatalf("initialize: %s, want protocol 2025-11-25", init)
 	}
 	c.notify("notifications/initialized")
 	return c
+}
+
+// rawConfig is a config file serving rawServer as "raw"; hang, if not
+// empty, is rawHangEnv's file.
+func rawConfig(t *testing.T, hang string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{rawServerEnv: "1"}
+	if hang != "" {
+		env[rawHangEnv] = hang
+	}
+	cfg := filepath.Join(t.TempDir(), ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"raw": {Command: self, Env: env}})
+	return cfg
 }
 
 // The bytes a client reads keep the upstream's key order in a tool's
@@ -240,13 +268,7 @@ func TestServe_LegacySessionGetsNoNewProtocolFields(t *testing.T) {
 func TestServe_NewProtocolSessionGetsTheRelayedResult(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(t.TempDir(), ".mcp.json")
-	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"raw": {Command: self, Env: map[string]string{rawServerEnv: "1"}}})
-	c := connect(t, ctx, &mcp.CommandTransport{Command: serveCommand("--config", cfg)}, "")
+	c := connect(t, ctx, &mcp.CommandTransport{Command: serveCommand("--config", rawConfig(t, ""))}, "")
 	t.Cleanup(func() { _ = c.cs.Close() })
 	if v := c.cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Fatalf("negotiated %s, want 2026-07-28", v)
@@ -262,5 +284,33 @@ func TestServe_NewProtocolSessionGetsTheRelayedResult(t *testing.T) {
 	}
 	if info, ok := res.Meta[mcp.MetaKeyServerInfo].(map[string]any); !ok || info["name"] != "mcpvisor" {
 		t.Errorf("_meta %v, want the gateway's serverInfo", res.Meta)
+	}
+}
+
+// A catalog listed from the cache (its server still starting) keeps the
+// schemas' key order too: the cache holds the server's bytes.
+func TestServe_CachedCatalogKeepsKeyOrder(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	cache, hang := t.TempDir(), filepath.Join(t.TempDir(), "hang")
+	cfg := rawConfig(t, hang)
+	const want = `"properties":{"zeta":{"type":"string"},"alpha":{"type":"number"},"mid":{"type":"boolean"}}`
+
+	live := rawSession(t, ctx, "--config", cfg, "--cache-dir", cache)
+	if list := live.call(ctx, "tools/list", `{}`); !strings.Contains(list, want) {
+		t.Fatalf("live tools/list: %s\nwant it to hold %s", list, want)
+	}
+	live.stop() // the cache is written by now
+
+	if err := os.WriteFile(hang, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cached := rawSession(t, ctx, "--config", cfg, "--cache-dir", cache, "--startup-wait", "0")
+	list := cached.call(ctx, "tools/list", `{}`)
+	if !strings.Contains(list, `"raw__order"`) {
+		t.Fatalf("tools/list while raw starts: %s, want its cached tools", list)
+	}
+	if !strings.Contains(list, want) {
+		t.Errorf("cached tools/list: %s\nwant it to hold, as the server sent it: %s", list, want)
 	}
 }
