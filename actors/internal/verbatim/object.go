@@ -13,29 +13,93 @@ type Member struct {
 }
 
 // Members are obj's members in the order obj has them, their values
-// as they are in obj; an error if obj is not a JSON object.
+// as they are in obj (sub-slices of it); an error if obj is not a JSON
+// object. It reads obj once to check it and once to split it, with no
+// decoder: a relayed result's members are read on every call.
 func Members(obj []byte) ([]Member, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	if !json.Valid(obj) {
+		return nil, errors.New("not valid JSON")
+	}
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	var out []Member
-	for dec.More() {
-		tok, err := dec.Token()
+	out := make([]Member, 0, 8)
+	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] != '}'; {
+		if obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+		end := skipValue(obj, i) // the key, a string
+		key, err := keyOf(obj[i:end])
 		if err != nil {
 			return nil, err
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, Member{Key: key, Value: v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		end = skipValue(obj, i)
+		out = append(out, Member{Key: key, Value: obj[i:end:end]})
+		i = skipSpace(obj, end)
 	}
 	return out, nil
+}
+
+// keyOf is a JSON string's value (quoted, as in the input).
+func keyOf(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var key string
+	err := json.Unmarshal(quoted, &key)
+	return key, err
+}
+
+// skipValue is the index just past the JSON value at obj[i] (obj is
+// valid JSON, so only strings and nesting need following).
+func skipValue(obj []byte, i int) int {
+	depth := 0
+	for ; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case '"':
+			i = skipString(obj, i)
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of an enclosing value: a scalar ended here
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// skipString is the index of the closing quote of the string at obj[i].
+func skipString(obj []byte, i int) int {
+	for i++; i < len(obj); i++ {
+		switch obj[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return i
+}
+
+func skipSpace(obj []byte, i int) int {
+	for i < len(obj) && (obj[i] == ' ' || obj[i] == '\t' || obj[i] == '\n' || obj[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // Field is the value of obj's member key, or nil (no such member, or obj

@@ -41,3 +41,32 @@ func TestField_IsTheMemberAsSent(t *testing.T) {
 		t.Errorf("Field of a missing key = %s, want nil", got)
 	}
 }
+
+// Members splits any object as encoding/json's decoder reads it: strings
+// holding brackets, quotes and escapes, nested values, white space.
+func TestMembers_AsTheDecoderReadsThem(t *testing.T) {
+	t.Parallel()
+	for _, obj := range []string{
+		`{}`, ` { } `,
+		`{"a":1,"b":-2.5e3,"c":true,"d":null,"e":"s"}`,
+		"{ \"a\" :\t[1, {\"x\": \"}]\"}],\n\"b\\\"q\": {\"y\": [[], {}]} , \"\\u00e9\":\"\\\\\"}",
+		`{"k":"a\\\"}","l":{"m":"{"}}`,
+	} {
+		got, err := verbatim.Members([]byte(obj))
+		if err != nil {
+			t.Fatalf("Members(%s): %v", obj, err)
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(obj), &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("Members(%s) = %d members, want %d", obj, len(got), len(want))
+		}
+		for _, m := range got {
+			if w, ok := want[m.Key]; !ok || string(w) != string(m.Value) {
+				t.Errorf("Members(%s): %q = %s, want %s", obj, m.Key, m.Value, w)
+			}
+		}
+	}
+}
