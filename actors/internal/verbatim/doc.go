@@ -21,9 +21,9 @@
 // and callers fall back to the typed value: nothing fails for want of the
 // bytes.
 //
-// Object edits a top-level JSON object in place of its keys, keeping the
-// order of the rest: the gateway drops what an older protocol does not
-// define and swaps in its own values.
+// Members, Edit and Join read and edit a JSON object's top-level
+// members, keeping the order of the rest: the gateway drops what an
+// older protocol does not define and swaps in its own values.
 //
 // # Goroutines
 //
