@@ -25,10 +25,11 @@ var mayImport = map[string][]string{
 	"actors/internal/view":      nil,
 	"actors/internal/intake":    {"actors/journal", "actors/ondisk", "watcher"},
 	"actors/internal/catcache":  {"actors/ondisk"}, // its files pass ondisk's ownership check
-	"actors/internal/session":   {"actors/internal/relay", "actors/internal/transport", "actors/internal/mcptrace", "actors/oauth"},
+	"actors/internal/session":   {"actors/internal/relay", "actors/internal/transport", "actors/internal/mcptrace", "actors/internal/verbatim", "actors/oauth"},
 	"actors/internal/relay":     {"actors/journal"},
 	"actors/internal/transport": {"actors/internal/ndjson", "actors/oauth"},
 	"actors/internal/ndjson":    nil,
+	"actors/internal/verbatim":  nil, // the bytes of upstream results: the session captures, the gateway sends them
 	"actors/internal/mcptrace":  nil,
 	"actors/internal/httpguard": {"actors/peercred"}, // the owner of a connection is not throttled
 	"actors/internal/testhook":  {"actors/internal/fleet"},
@@ -37,7 +38,7 @@ var mayImport = map[string][]string{
 	"actors/ondisk":             nil,
 	"actors/peercred":           nil,
 	// Above the facade: what embedders mount, and the test kit.
-	"actors/gateway":             {"actors", "actors/journal", "actors/internal/httpguard", "actors/internal/mcptrace", "actors/internal/ndjson"},
+	"actors/gateway":             {"actors", "actors/journal", "actors/internal/httpguard", "actors/internal/mcptrace", "actors/internal/ndjson", "actors/internal/verbatim"},
 	"actors/httpapi":             {"actors", "actors/journal", "actors/internal/httpguard"},
 	"actors/httpapi/httpapitest": {"actors", "actors/httpapi", "actors/journal"},
 	"actors/actorstest":          {"actors", "actors/journal", "actors/internal/testhook", "test/testctx", "test/benchcpu"},

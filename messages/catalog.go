@@ -28,6 +28,9 @@ type PromptArgument struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
+	// RequiredStated says the server sent "required" itself, even as
+	// false: the gateway then passes "required": false on as sent.
+	RequiredStated bool `json:"requiredStated,omitempty"`
 }
 
 // Resource is one resource of one server. Resources keep their URIs: they

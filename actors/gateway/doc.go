@@ -84,9 +84,11 @@
 // # Calls and errors
 //
 // A call goes to Source.CallTool with the client's raw arguments. The
-// result passes through unchanged except for the upstream server's
+// result passes through unchanged, as the upstream's bytes where the
+// session captured them (verbatim.go), except for the upstream server's
 // `_meta` serverInfo, which the gateway's own session replaces with its
-// own on protocol 2026-07-28. Errors map as follows (see mapCallError):
+// own on protocol 2026-07-28, and for the fields 2026-07-28 added, which
+// a session on an older protocol is not sent. Errors map as follows (see mapCallError):
 // not ready, timed out and upstream transport failures become results
 // with isError set, so the model sees them; a tool the fleet no longer
 // has becomes the protocol error -32602, as for any unknown tool; an

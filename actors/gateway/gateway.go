@@ -69,8 +69,8 @@ type Gateway struct {
 
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
-	tools   *index[*mcp.Tool]
-	prompts *index[*mcp.Prompt]
+	tools     *index[*mcp.Tool]
+	prompts   *index[prompt]
 	// longNames holds the names already reported as shortened or too
 	// long (names.go), so that each is reported once.
 	longNames map[string]struct{}
@@ -108,7 +108,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		names:         NamesPrefixed,
 		maxNameLength: DefaultMaxNameLength,
 		tools:         newIndex[*mcp.Tool](messages.KindTools),
-		prompts:       newIndex[*mcp.Prompt](messages.KindPrompts),
+		prompts:       newIndex[prompt](messages.KindPrompts),
 		resources:     newIndex[*mcp.Resource](messages.KindResources),
 		templates:     newIndex[template](messages.KindResourceTemplates),
 	}

@@ -28,36 +28,50 @@ const PageSize = mcp.DefaultPageSize
 // sampling, elicitation) work as before.
 func (g *Gateway) serveFromIndex(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if relayedMethods[method] {
+			return verbatimRelay(ctx, method, req, func(ctx context.Context) (mcp.Result, error) {
+				return g.routeRelayed(ctx, method, req, next)
+			})
+		}
 		switch req := req.(type) {
-		case *mcp.CallToolRequest:
-			g.mu.Lock()
-			c, ok := g.tools.owner(req.Params.Name)
-			g.mu.Unlock()
-			if !ok {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
-			}
-			return g.callTool(ctx, req, c)
-		case *mcp.GetPromptRequest:
-			g.mu.Lock()
-			c, ok := g.prompts.owner(req.Params.Name)
-			g.mu.Unlock()
-			if !ok {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
-			}
-			return g.getPrompt(ctx, req, c)
-		case *mcp.ReadResourceRequest:
-			return g.readResource(ctx, req)
 		case *mcp.ListToolsRequest:
-			return g.listTools(req.Params)
+			return g.listTools(req.Params, legacy(req.Session))
 		case *mcp.ListPromptsRequest:
-			return g.listPrompts(req.Params)
+			return g.listPrompts(req.Params, legacy(req.Session))
 		case *mcp.ListResourcesRequest:
-			return g.listResources(req.Params)
+			return g.listResources(req.Params, legacy(req.Session))
 		case *mcp.ListResourceTemplatesRequest:
-			return g.listTemplates(req.Params)
+			return g.listTemplates(req.Params, legacy(req.Session))
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// routeRelayed routes tools/call, prompts/get and resources/read by the
+// indexes; completion/complete goes on to the go-sdk, which calls the
+// CompletionHandler (complete.go).
+func (g *Gateway) routeRelayed(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	switch req := req.(type) {
+	case *mcp.CallToolRequest:
+		g.mu.Lock()
+		c, ok := g.tools.owner(req.Params.Name)
+		g.mu.Unlock()
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
+		}
+		return g.callTool(ctx, req, c)
+	case *mcp.GetPromptRequest:
+		g.mu.Lock()
+		c, ok := g.prompts.owner(req.Params.Name)
+		g.mu.Unlock()
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
+		}
+		return g.getPrompt(ctx, req, c)
+	case *mcp.ReadResourceRequest:
+		return g.readResource(ctx, req)
+	}
+	return next(ctx, method, req)
 }
 
 // A cursor is the mark of the last item of the page before (its server
@@ -103,7 +117,7 @@ func pageOf[T, Out any](g *Gateway, ix *index[T], cursor string, item func(claim
 	return out, next, nil
 }
 
-func (g *Gateway) listTools(p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+func (g *Gateway) listTools(p *mcp.ListToolsParams, legacy bool) (mcp.Result, error) {
 	var cursor string
 	if p != nil {
 		cursor = p.Cursor
@@ -114,24 +128,32 @@ func (g *Gateway) listTools(p *mcp.ListToolsParams) (*mcp.ListToolsResult, error
 	}
 	res := &mcp.ListToolsResult{Tools: items, NextCursor: next}
 	res.CacheScope = "public"
-	return res, nil
+	return forSession(res, legacy), nil
 }
 
-func (g *Gateway) listPrompts(p *mcp.ListPromptsParams) (*mcp.ListPromptsResult, error) {
+func (g *Gateway) listPrompts(p *mcp.ListPromptsParams, legacy bool) (mcp.Result, error) {
 	var cursor string
 	if p != nil {
 		cursor = p.Cursor
 	}
-	items, next, err := pageOf(g, g.prompts, cursor, func(c claim[*mcp.Prompt]) *mcp.Prompt { return c.item })
+	page, next, err := pageOf(g, g.prompts, cursor, func(c claim[prompt]) prompt { return c.item })
 	if err != nil {
 		return nil, err
 	}
+	items := make([]*mcp.Prompt, len(page))
+	stated := false // an argument's "required": false, which the typed prompt cannot say
+	for i, p := range page {
+		items[i], stated = p.Prompt, stated || p.stated != nil
+	}
 	res := &mcp.ListPromptsResult{Prompts: items, NextCursor: next}
 	res.CacheScope = "public"
-	return res, nil
+	if stated {
+		return promptsAsSent(res, page, legacy)
+	}
+	return forSession(res, legacy), nil
 }
 
-func (g *Gateway) listResources(p *mcp.ListResourcesParams) (*mcp.ListResourcesResult, error) {
+func (g *Gateway) listResources(p *mcp.ListResourcesParams, legacy bool) (mcp.Result, error) {
 	var cursor string
 	if p != nil {
 		cursor = p.Cursor
@@ -142,10 +164,10 @@ func (g *Gateway) listResources(p *mcp.ListResourcesParams) (*mcp.ListResourcesR
 	}
 	res := &mcp.ListResourcesResult{Resources: items, NextCursor: next}
 	res.CacheScope = "public"
-	return res, nil
+	return forSession(res, legacy), nil
 }
 
-func (g *Gateway) listTemplates(p *mcp.ListResourceTemplatesParams) (*mcp.ListResourceTemplatesResult, error) {
+func (g *Gateway) listTemplates(p *mcp.ListResourceTemplatesParams, legacy bool) (mcp.Result, error) {
 	var cursor string
 	if p != nil {
 		cursor = p.Cursor
@@ -156,5 +178,5 @@ func (g *Gateway) listTemplates(p *mcp.ListResourceTemplatesParams) (*mcp.ListRe
 	}
 	res := &mcp.ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}
 	res.CacheScope = "public"
-	return res, nil
+	return forSession(res, legacy), nil
 }

@@ -32,7 +32,7 @@ func exportTool(exposed string, t messages.Tool) (tool *mcp.Tool, outErr, err er
 		Name:        exposed,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: in,
+		InputSchema: asSent(t.InputSchema, in),
 		Annotations: annotations(t.Annotations),
 	}
 	if t.OutputSchema != nil {
@@ -40,7 +40,7 @@ func exportTool(exposed string, t messages.Tool) (tool *mcp.Tool, outErr, err er
 		if err != nil {
 			outErr = err
 		} else {
-			tool.OutputSchema = out
+			tool.OutputSchema = asSent(t.OutputSchema, out)
 		}
 	}
 	return tool, outErr, nil
@@ -65,6 +65,17 @@ func annotations(a any) *mcp.ToolAnnotations {
 		return nil
 	}
 	return &out
+}
+
+// asSent is a checked schema as the client gets it: the server's bytes
+// if the fleet kept them (json.RawMessage: its keys in the server's
+// order, which is the order a client shows the arguments in), else the
+// decoded object.
+func asSent(s any, checked map[string]any) any {
+	if raw, ok := s.(json.RawMessage); ok {
+		return raw
+	}
+	return checked
 }
 
 // asObject returns s as a JSON object: itself if it is one already,

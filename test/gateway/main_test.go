@@ -16,5 +16,9 @@ func TestMain(m *testing.M) {
 	if upstream := os.Getenv(passThroughEnv); upstream != "" {
 		os.Exit(runPassThrough(upstream))
 	}
+	// Re-executed as a server that writes its results byte for byte.
+	if os.Getenv(rawServerEnv) != "" {
+		os.Exit(rawServer())
+	}
 	os.Exit(testkit.MainWithBinary(m, &bin))
 }

@@ -124,8 +124,39 @@ func (c *Cache) decodeEntry(file []byte, name string) (*cacheEntry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
+	if err := keepSchemaBytes(data, &e); err != nil {
+		return nil, err
+	}
 	if e.Version != cacheVersion || e.Server == "" || e.Key == "" || cacheFile(e.Server, e.Source) != name {
 		return nil, errForeignEntry
 	}
 	return &e, nil
+}
+
+// keepSchemaBytes puts the tools' schemas back as the bytes the entry
+// holds (json.RawMessage), as the live session listed them: decoded into
+// maps, their keys would come back sorted, and the gateway's clients
+// would see the arguments in another order than the server's.
+func keepSchemaBytes(data []byte, e *cacheEntry) error {
+	var raw struct {
+		Tools []struct {
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if len(raw.Tools) != len(e.Tools) {
+		return errors.New("tools do not decode alike")
+	}
+	for i, t := range raw.Tools {
+		if e.Tools[i].InputSchema != nil {
+			e.Tools[i].InputSchema = t.InputSchema
+		}
+		if e.Tools[i].OutputSchema != nil {
+			e.Tools[i].OutputSchema = t.OutputSchema
+		}
+	}
+	return nil
 }

@@ -23,6 +23,9 @@ func End(span trace.Span, res mcp.Result, err error, codeIsError func(int64) boo
 	var wire *jsonrpc.Error
 	switch {
 	case err == nil:
+		if w, ok := res.(interface{ Unwrap() mcp.Result }); ok {
+			res = w.Unwrap() // a result sent as JSON of its own (the gateway's verbatim ones)
+		}
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 			class = ToolError
 		}

@@ -87,10 +87,18 @@ func listCatalog(ctx context.Context, server string, cs *mcp.ClientSession, kind
 }
 
 func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *Catalog) ([]messages.Prompt, error) {
+	stated := map[string]map[string]bool{} // by prompt, the arguments whose "required" the server sent
 	raw, err := listPaged(ctx, "prompts/list", "prompts", func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
-		res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		res, items, err := listPage(ctx, "prompts/list", "prompts", func(ctx context.Context) (*mcp.ListPromptsResult, error) {
+			return cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		})
 		if err != nil {
 			return nil, "", err
+		}
+		for name, it := range items {
+			if args := statedRequired(it); args != nil {
+				stated[name] = args
+			}
 		}
 		return res.Prompts, res.NextCursor, nil
 	})
@@ -106,7 +114,7 @@ func listPrompts(ctx context.Context, server string, cs *mcp.ClientSession, c *C
 			c.skip(server, messages.KindPrompts, p.Name, why)
 			continue
 		}
-		out = append(out, promptOf(server, p))
+		out = append(out, promptOf(server, p, stated[p.Name]))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -217,13 +225,16 @@ func promptOversize(p *mcp.Prompt) string {
 	return ""
 }
 
-func promptOf(server string, p *mcp.Prompt) messages.Prompt {
+// promptOf is p as the fleet holds it; stated names the arguments whose
+// "required" the server sent (nil if the listing was not captured).
+func promptOf(server string, p *mcp.Prompt, stated map[string]bool) messages.Prompt {
 	out := messages.Prompt{Server: server, Name: p.Name, Title: p.Title, Description: p.Description}
 	for _, a := range p.Arguments {
 		if a == nil {
 			continue
 		}
-		out.Arguments = append(out.Arguments, messages.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		out.Arguments = append(out.Arguments, messages.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description,
+			Required: a.Required, RequiredStated: stated[a.Name]})
 	}
 	out.Hash = contentHash(out.Name, out.Title, out.Description, out.Arguments)
 	return out

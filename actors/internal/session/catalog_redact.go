@@ -63,7 +63,7 @@ func redactPrompt(r *redact.Redactor, p messages.Prompt) messages.Prompt {
 	p.Title, p.Description = r.RedactAll(p.Title), r.RedactAll(p.Description)
 	args := make([]messages.PromptArgument, len(p.Arguments))
 	for i, a := range p.Arguments {
-		args[i] = messages.PromptArgument{Name: a.Name, Title: r.RedactAll(a.Title), Description: r.RedactAll(a.Description), Required: a.Required}
+		args[i] = messages.PromptArgument{Name: a.Name, Title: r.RedactAll(a.Title), Description: r.RedactAll(a.Description), Required: a.Required, RequiredStated: a.RequiredStated}
 	}
 	if p.Arguments != nil {
 		p.Arguments = args
@@ -105,7 +105,9 @@ func holdsSecret(r *redact.Redactor, fields ...any) bool {
 
 // redactJSON is v (a schema, annotations) with its secrets replaced: as
 // JSON text, read back. If what is left is not JSON (a secret that
-// spanned its syntax), nothing of v is kept.
+// spanned its syntax), nothing of v is kept. A schema the server's bytes
+// were kept of (json.RawMessage, package verbatim) stays bytes, redacted
+// the same way: its key order survives, its secrets do not.
 func redactJSON(r *redact.Redactor, v any) any {
 	if v == nil {
 		return nil
@@ -114,8 +116,15 @@ func redactJSON(r *redact.Redactor, v any) any {
 	if err != nil || !r.Contains(string(b)) {
 		return v
 	}
+	redacted := []byte(r.RedactAll(string(b)))
+	if _, raw := v.(json.RawMessage); raw {
+		if !json.Valid(redacted) {
+			return nil
+		}
+		return json.RawMessage(redacted)
+	}
 	var out any
-	if json.Unmarshal([]byte(r.RedactAll(string(b))), &out) != nil {
+	if json.Unmarshal(redacted, &out) != nil {
 		return nil
 	}
 	return out

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -41,5 +42,35 @@ func TestRedactCatalog_KeepsWhatCallsAnItem(t *testing.T) {
 		if h == "old" {
 			t.Error("a redacted item kept its hash")
 		}
+	}
+}
+
+// A schema kept as the server's bytes (so its key order reaches clients)
+// is redacted like a decoded one, and stays bytes, in its order: the
+// verbatim path never bypasses redaction.
+func TestRedactCatalog_RedactsSchemaBytes(t *testing.T) {
+	t.Parallel()
+	const secret = "PLANTED-SECRET-41b7c0"
+	r := redact.New(secret)
+	in := Catalog{Tools: []messages.Tool{{Name: "t",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"zeta":{"type":"string","default":"` + secret + `"},"alpha":{"type":"number"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","description":"` + secret + `","properties":{"z":{},"a":{}}}`),
+		Hash:         "old"}}}
+	out := redactCatalog(in, r).Tools[0]
+	for _, c := range []struct {
+		field string
+		got   any
+		want  string
+	}{
+		{"inputSchema", out.InputSchema, `{"type":"object","properties":{"zeta":{"type":"string","default":"` + redact.Mark + `"},"alpha":{"type":"number"}}}`},
+		{"outputSchema", out.OutputSchema, `{"type":"object","description":"` + redact.Mark + `","properties":{"z":{},"a":{}}}`},
+	} {
+		raw, ok := c.got.(json.RawMessage)
+		if !ok || string(raw) != c.want {
+			t.Errorf("%s redacted to %T %v, want the bytes %s", c.field, c.got, c.got, c.want)
+		}
+	}
+	if out.Hash == "old" {
+		t.Error("a redacted tool kept its hash")
 	}
 }

@@ -116,7 +116,7 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 	}
 	dctx, cancel := context.WithCancel(ctx)
 	timer := s.deps.Clock.AfterFunc(timeout, cancel, "session", "connect")
-	cs, err := transport.ConnectDetecting(dctx, client, cn, s.deps.Tracing.transports(cn, s.relay.OrderedTransport))
+	cs, err := transport.ConnectDetecting(dctx, client, cn, s.deps.Tracing.transports(cn, s.wrapTransport))
 	var cat Catalog
 	if err == nil {
 		cat, err = listCatalog(dctx, s.spec.Name, cs, KindAll, s.redactor.catalog())

@@ -62,11 +62,23 @@ func listPaged[T any](ctx context.Context, method, noun string, page func(ctx co
 // listTools lists every tool of a session, bounded as listPaged.
 func listTools(ctx context.Context, server string, cs *mcp.ClientSession) ([]messages.Tool, error) {
 	raw, err := listPaged(ctx, "tools/list", "tools", func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		res, raw, err := listPage(ctx, "tools/list", "tools", func(ctx context.Context) (*mcp.ListToolsResult, error) {
+			return cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		})
 		if err != nil {
 			return nil, "", err
 		}
-		return res.Tools, res.NextCursor, nil
+		tools := res.Tools
+		if raw != nil {
+			tools = make([]*mcp.Tool, len(res.Tools))
+			for i, t := range res.Tools {
+				if t != nil {
+					t = rawSchemas(t, raw[t.Name])
+				}
+				tools[i] = t
+			}
+		}
+		return tools, res.NextCursor, nil
 	})
 	if err != nil {
 		return nil, err
