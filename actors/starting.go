@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 )
 
 // Requests that come early. A client that connects while the fleet starts
@@ -29,6 +32,10 @@ import (
 // then. An error of the wait for the server it reached (its failure, the
 // bound, the request's end) is the answer.
 func routeWhenUp[T any](ctx context.Context, s *Supervisor, route func(*fleet.Snapshot) (*fleet.Row, T, error), candidates func(*fleet.Snapshot) []*fleet.Row) (*fleet.Row, T, error) {
+	if err := s.awaitDesired(ctx); err != nil {
+		var zero T
+		return nil, zero, err
+	}
 	snap := s.tree.Snapshot()
 	row, item, err := route(snap)
 	switch {
@@ -83,6 +90,7 @@ func (e *StartError) Unwrap() error { return e.err }
 // When the server does not come up, the error is a *StartError saying
 // why; the request's end and the Supervisor's are theirs.
 func (s *Supervisor) awaitUp(ctx context.Context, row *fleet.Row) error {
+	s.opts.Logger.Debug("request waits for its server to start", zap.String("server", row.Status.Name), zap.String("state", string(row.Status.State)))
 	_, release, err := s.tree.Use(ctx, row)
 	if err == nil {
 		release()
@@ -128,4 +136,43 @@ func (s *Supervisor) awaitAll(ctx context.Context, rows []*fleet.Row) (failed st
 		}
 	}
 	return strings.Join(failures, "; "), nil
+}
+
+// awaitDesired waits, for a request that comes before the fleet has
+// applied its first desired state (a client that connects as the gateway
+// starts may ask before the config files are read), until it has, by the
+// fleet's events: at most the longer of the default connect and call
+// timeouts, never past the request's context.
+func (s *Supervisor) awaitDesired(ctx context.Context) error {
+	if s.tree.Snapshot().Applied() {
+		return nil
+	}
+	feed := s.Follow(journal.Live, 16)
+	defer feed.Close()
+	wait := max(s.opts.ConnectTimeout, s.opts.CallTimeout)
+	bound := s.opts.Clock.NewTimer(wait, "supervisor", "config-wait")
+	defer bound.Stop("supervisor", "config-wait")
+	for !s.tree.Snapshot().Applied() { // checked again once following: no event is missed
+		select {
+		case _, ok := <-feed.C:
+			if !ok {
+				return s.closedErr()
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+		case <-s.Done():
+			return s.closedErr()
+		case <-bound.C:
+			return fmt.Errorf("%w: the configuration was not applied within %s", ErrNotReady, wait)
+		}
+	}
+	return nil
+}
+
+// closedErr is the error of a Supervisor that has ended.
+func (s *Supervisor) closedErr() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return ErrClosed
 }

@@ -22,11 +22,17 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 		g.mu.Lock()
 		c, ok := g.prompts.owner(ref.Name)
 		g.mu.Unlock()
-		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: unknown prompt %q", what, ref.Name)}
+		switch {
+		case ok:
+			server = c.server
+			ref.Name = c.qualified
+		default:
+			// A prompt of a server still starting goes under its name
+			// (early.go).
+			if server, ok = g.mayProvide(ref.Name); !ok {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: unknown prompt %q", what, ref.Name)}
+			}
 		}
-		server = c.server
-		ref.Name = c.qualified
 	case "ref/resource":
 		what = fmt.Sprintf("completion of resource %q", ref.URI)
 		g.mu.Lock()

@@ -77,10 +77,16 @@ func (s *fakeSource) ResourceTemplates() []messages.ResourceTemplate {
 	return append([]messages.ResourceTemplate{}, s.templates...)
 }
 
+// Status is the fake fleet's status: its config applied (generation 1)
+// unless a test set a generation.
 func (s *fakeSource) Status() messages.Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.status
+	st := s.status
+	if st.Generation == 0 {
+		st.Generation, st.ObservedGeneration = 1, 1
+	}
+	return st
 }
 
 func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {

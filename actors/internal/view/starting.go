@@ -107,3 +107,10 @@ func (s *Snapshot[S]) StartingFor(name string) []*Row[S] {
 	}
 	return out
 }
+
+// Applied reports whether the fleet has applied a desired state: before
+// the first, the config files are still being read and no server is known
+// by name, so nothing a request names can be told unknown yet.
+func (s *Snapshot[S]) Applied() bool {
+	return s.meta.Observed > 0 && s.meta.Observed >= s.meta.Generation
+}
