@@ -196,7 +196,7 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 // A server with the empty prefix lists its cached tools and prompts by
 // their own names; calling or getting one before it is up waits for it
 // too, and is answered; a name no cached catalog lists is unknown at once.
-func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
+func TestCatalogCache_ACachedItemOfABareServerWaitsForIt(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	dir := t.TempDir()

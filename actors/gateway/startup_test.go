@@ -176,3 +176,19 @@ func TestGateway_ReadOfAnUnlistedURIWaitsOnlyWhileAServerStarts(t *testing.T) {
 		t.Errorf("read of an unlisted URI with nothing starting: %v, want resource not found at once", err)
 	}
 }
+
+// A call that comes before the fleet has applied its config (a client
+// that connects the instant `serve` starts) names no known server yet:
+// it goes to the Source, which waits for the config, rather than being
+// unknown.
+func TestGateway_ACallBeforeTheConfigIsReadGoesToTheSource(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	src := &statusSource{fakeSource: &fakeSource{}, status: messages.Status{Generation: 1}}
+	h := startGatewayOver(t, src, nil)
+	c := h.connectInMemory(ctx, "")
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "later__echo", Arguments: map[string]any{}})
+	if err != nil || res.IsError || text(t, res) != "called later__echo" {
+		t.Fatalf("call before the config is applied: %+v, %v; want it from the Source", res, err)
+	}
+}
