@@ -129,9 +129,9 @@ func toolNames(tools []messages.Tool) []string {
 // A server that is still starting (its handshake held) is listed with
 // the catalog it had last time: tools, prompts, resources and templates,
 // each marked cached, its status row too, announced as added; a call of a
-// cached tool, a get of a cached prompt and a read of a cached URI wait for
-// the server and are answered once it is up (a one-shot client's first
-// request). When the live catalog comes and is the same, nothing is
+// cached tool, a get of a cached prompt, a read of a cached URI and a
+// subscription to it wait for the server and are answered once it is up
+// (a one-shot client's first request). When the live catalog comes and is the same, nothing is
 // announced: no catalog event at all.
 func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	t.Parallel()
@@ -173,6 +173,7 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 		func() error { _, err := sup.GetPrompt(ctx, "a__greet", map[string]string{"who": "x"}); return err },
 		func() error { _, err := sup.ReadResource(ctx, "mem://a/readme"); return err },
 		func() error { _, err := sup.ReadResource(ctx, "mem://a/items/7"); return err },
+		func() error { return sup.SubscribeResource(ctx, "mem://a/readme") },
 	)
 	for i, err := range answers {
 		if err != nil {
