@@ -113,6 +113,7 @@ func afterStartup[T any](ctx context.Context, g *Gateway, lookup func() (claim[T
 		return zero, false // settled before the request came: it saw all
 	default:
 	}
+	g.log.Debug("request waits for the first lists' hold (a bare name tells no server)")
 	select {
 	case <-g.startup.settled:
 	case <-ctx.Done():
