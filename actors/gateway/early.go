@@ -49,13 +49,13 @@ func (g *Gateway) getUnlisted(ctx context.Context, req *mcp.GetPromptRequest) (m
 }
 
 // mayProvide finds the server a tool or prompt name the gateway does not
-// expose would be its: the server of its prefix (or none yet, before the
-// fleet has read its config: the Source waits for that), when it is starting (its
+// expose would be its: the server of its prefix when it is starting (its
 // catalog not known yet, or known from the cache: the Source answers
 // unknown at once for a name its cached catalog lacks), ready (its catalog
-// not applied here yet) or failed (the Source says it is not ready). Names
-// that are not prefix__name go nowhere: under --names bare the gateway
-// waits for the startup hold instead (afterStartup).
+// not applied here yet) or failed (the Source says it is not ready); or
+// none yet, before the fleet has read its config (the Source waits for
+// that). Names that are not prefix__name go nowhere: under --names bare
+// the gateway waits for the startup hold instead (afterStartup).
 func (g *Gateway) mayProvide(name string) (server string, ok bool) {
 	if g.names == NamesBare {
 		return "", false
