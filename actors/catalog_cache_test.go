@@ -128,9 +128,11 @@ func toolNames(tools []messages.Tool) []string {
 
 // A server that is still starting (its handshake held) is listed with
 // the catalog it had last time: tools, prompts, resources and templates,
-// each marked cached, its status row too, announced as added; calling a
-// cached tool is "not ready". When the live catalog comes and is the
-// same, nothing is announced: no catalog event at all.
+// each marked cached, its status row too, announced as added; a call of a
+// cached tool, a get of a cached prompt, a read of a cached URI and a
+// subscription to it wait for the server and are answered once it is up
+// (a one-shot client's first request). When the live catalog comes and is the same, nothing is
+// announced: no catalog event at all.
 func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
@@ -142,7 +144,8 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	}
 
 	held := newHeldServers(t, mk)
-	sup, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	sup, rec := startWithDial(t, mClock, held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
 	start, _ := rec.WaitState(ctx, 0, "a", messages.StateStarting)
 	_, ev := rec.WaitFor(ctx, start, "cached tools", func(e messages.Event) bool { tc, ok := e.(*messages.ToolsChanged); return ok && tc.Server == "a" })
 	if diff := cmp.Diff([]string{"echo"}, ev.(*messages.ToolsChanged).Added); diff != "" {
@@ -165,11 +168,18 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 	if row.State != messages.StateStarting || !row.Cached || row.Tools != 1 || row.Prompts != 1 || row.Resources != 1 || row.Templates != 1 {
 		t.Errorf("status row %+v: want starting, cached, counting 1 of each", row)
 	}
-	if _, err := sup.CallTool(ctx, "a__echo", nil); !errors.Is(err, actors.ErrNotReady) {
-		t.Errorf("call of a cached tool: %v, want ErrNotReady", err)
+	answers := whileStarting(t, ctx, mClock, held.release,
+		func() error { _, err := sup.CallTool(ctx, "a__echo", map[string]any{"message": "hi"}); return err },
+		func() error { _, err := sup.GetPrompt(ctx, "a__greet", map[string]string{"who": "x"}); return err },
+		func() error { _, err := sup.ReadResource(ctx, "mem://a/readme"); return err },
+		func() error { _, err := sup.ReadResource(ctx, "mem://a/items/7"); return err },
+		func() error { return sup.SubscribeResource(ctx, "mem://a/readme") },
+	)
+	for i, err := range answers {
+		if err != nil {
+			t.Errorf("request %d of a cached item while the server starts: %v, want it answered once the server is up", i, err)
+		}
 	}
-
-	held.release()
 	ready, _ := rec.WaitState(ctx, start, "a", messages.StateReady)
 	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if evs := catalogEventsOf(rec.Since(ready), "a"); len(evs) != 0 {
@@ -185,9 +195,9 @@ func TestCatalogCache_ListsTheLastCatalogWhileTheServerStarts(t *testing.T) {
 }
 
 // A server with the empty prefix lists its cached tools and prompts by
-// their own names; calling or getting one before it is up is "not ready"
-// too, not "unknown".
-func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
+// their own names; calling or getting one before it is up waits for it
+// too, and is answered; a name no cached catalog lists is unknown at once.
+func TestCatalogCache_ACachedItemOfABareServerWaitsForIt(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
 	dir := t.TempDir()
@@ -197,20 +207,24 @@ func TestCatalogCache_ACachedItemOfABareServerIsNotReady(t *testing.T) {
 	warmCache(t, ctx, dir, config, mk)
 
 	held := newHeldServers(t, mk)
-	sup, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	sup, rec := startWithDial(t, mClock, held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
 	start, _ := rec.WaitState(ctx, 0, "bare", messages.StateStarting)
 	rec.WaitFor(ctx, start, "cached tools", func(e messages.Event) bool { tc, ok := e.(*messages.ToolsChanged); return ok && tc.Server == "bare" })
 	if diff := cmp.Diff([]string{"echo"}, toolNames(sup.Tools())); diff != "" {
 		t.Fatalf("cached tools (-want +got):\n%s", diff)
 	}
-	if _, err := sup.CallTool(ctx, "echo", nil); !errors.Is(err, actors.ErrNotReady) {
-		t.Errorf("call of a bare cached tool: %v, want ErrNotReady", err)
-	}
-	if _, err := sup.GetPrompt(ctx, "greet", map[string]string{"who": "x"}); !errors.Is(err, actors.ErrNotReady) {
-		t.Errorf("get of a bare cached prompt: %v, want ErrNotReady", err)
-	}
 	if _, err := sup.CallTool(ctx, "nope", nil); !errors.Is(err, actors.ErrUnknownTool) {
 		t.Errorf("call of a tool nobody lists: %v, want ErrUnknownTool", err)
+	}
+	answers := whileStarting(t, ctx, mClock, held.release,
+		func() error { _, err := sup.CallTool(ctx, "echo", map[string]any{"message": "hi"}); return err },
+		func() error { _, err := sup.GetPrompt(ctx, "greet", map[string]string{"who": "x"}); return err },
+	)
+	for i, err := range answers {
+		if err != nil {
+			t.Errorf("request %d of a bare cached item while the server starts: %v, want it answered once the server is up", i, err)
+		}
 	}
 }
 
@@ -305,7 +319,8 @@ func TestCatalogCache_AFingerprintChangeInvalidatesTheEntry(t *testing.T) {
 
 	writeConfig(t, config, map[string]any{"a": map[string]any{"command": "in-memory", "env": map[string]string{"MODE": "two"}}})
 	held := newHeldServers(t, mk)
-	sup, rec := startWithDial(t, quartz.NewMock(t).WithLogger(quartz.NoOpLogger), held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
+	mClock := quartz.NewMock(t).WithLogger(quartz.NoOpLogger)
+	sup, rec := startWithDial(t, mClock, held.dial, actors.Options{ConfigPaths: []string{config}, CacheDir: dir})
 	start, _ := rec.WaitState(ctx, 0, "a", messages.StateStarting)
 	actorstest.Barrier(ctx, t, sup, actorstest.Fleet)
 	if tools := sup.Tools(); len(tools) != 0 {

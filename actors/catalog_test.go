@@ -267,9 +267,7 @@ func TestCatalog_GetReadCompleteAreRoutedWithClassifiedErrors(t *testing.T) {
 	}{
 		{"unknown prompt", actors.ErrUnknownPrompt, func() error { _, err := sup.GetPrompt(ctx, "a__nope", nil); return err }},
 		{"unknown server", actors.ErrUnknownServer, func() error { _, err := sup.GetPrompt(ctx, "zz__greet", nil); return err }},
-		{"not ready", actors.ErrNotReady, func() error { _, err := sup.GetPrompt(ctx, "hung__greet", nil); return err }},
 		{"bad name", actors.ErrBadToolName, func() error { _, err := sup.GetPrompt(ctx, "greet", nil); return err }},
-		{"unknown resource", actors.ErrUnknownResource, func() error { _, err := sup.ReadResource(ctx, "mem://nobody/x"); return err }},
 		{"upstream read", actors.ErrUpstream, func() error { _, err := sup.ReadResource(ctx, "mem://a/items/broken"); return err }},
 		{"upstream get", actors.ErrUpstream, func() error { _, err := sup.GetPrompt(ctx, "a__greet", nil); return err }},
 		{"bad reference", actors.ErrBadReference, func() error {
@@ -286,6 +284,22 @@ func TestCatalog_GetReadCompleteAreRoutedWithClassifiedErrors(t *testing.T) {
 		if err := tc.run(); !errors.Is(err, tc.err) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.err)
 		}
+	}
+
+	// While hung starts, a get of its prompt waits for it, and so does a
+	// read of a URI nobody lists (hung might list it); its connect timeout
+	// ends both: the get is not ready, naming hung and why; the read is
+	// unknown.
+	answers := whileStarting(t, ctx, mClock, func() { _, w := mClock.AdvanceNext(); w.MustWait(ctx) },
+		func() error { _, err := sup.GetPrompt(ctx, "hung__greet", nil); return err },
+		func() error { _, err := sup.ReadResource(ctx, "mem://nobody/x"); return err },
+	)
+	var start *actors.StartError
+	if err := answers[0]; !errors.Is(err, actors.ErrNotReady) || !errors.As(err, &start) || start.Server != "hung" || !strings.Contains(start.Reason, "failed") {
+		t.Errorf("get of a prompt of a server that failed to start: %v, want a StartError naming hung and its failure", err)
+	}
+	if err := answers[1]; !errors.Is(err, actors.ErrUnknownResource) {
+		t.Errorf("read of a URI nobody lists once hung failed: %v, want ErrUnknownResource", err)
 	}
 }
 

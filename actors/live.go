@@ -2,7 +2,10 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
 )
 
 // What a caller changes in the running sessions: their log level, their
@@ -57,6 +60,12 @@ func (s *Supervisor) RefreshRoots() {
 // events), once upstream per URI however many subscribe.
 func (s *Supervisor) SubscribeResource(ctx context.Context, uri string) error {
 	if err := s.Err(); err != nil {
+		return err
+	}
+	// The owner, if it is starting, is waited for (starting.go); where the
+	// URI routes then is the fleet actor's to say.
+	if _, err := s.resourceRow(ctx, uri, func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.ResourceOwner(uri) },
+		func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.CachedResourceOwner(uri) }); err != nil && !errors.Is(err, ErrUnknownResource) {
 		return err
 	}
 	return s.tree.Subscribe(ctx, uri)

@@ -16,7 +16,8 @@ import (
 // Requests, and the catalog they are made against. Reads come from the
 // fleet view's snapshot (never blocking, copies); calls, gets, reads and
 // completions run on the caller's goroutine, on the owning server's
-// session (a lazy server is started for them and held until they end),
+// session (a lazy server is started for them and held until they end; one
+// that is starting is waited for, starting.go),
 // and fail with the same error classes: Err() once the Supervisor has
 // ended (ErrClosed after Close), ErrBadToolName, ErrUnknownServer,
 // ErrUnknownTool / ErrUnknownPrompt / ErrUnknownResource, ErrNotReady,
@@ -29,7 +30,8 @@ func (s *Supervisor) CallTool(ctx context.Context, name string, args any, opts .
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	rt, tool, err := s.tree.Snapshot().RouteTool(name)
+	rt, tool, err := routeWhenUp(ctx, s, func(snap *fleet.Snapshot) (*fleet.Row, string, error) { return snap.RouteTool(name) },
+		func(snap *fleet.Snapshot) []*fleet.Row { return snap.StartingFor(name) })
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func (s *Supervisor) Prompts() []messages.Prompt {
 
 // GetPrompt gets a prompt by its exposed name, as CallTool.
 func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
-	row, prompt, err := s.promptRow(name)
+	row, prompt, err := s.promptRow(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -68,12 +70,29 @@ func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string
 }
 
 // promptRow finds the server that exposes a prompt by its exposed name,
-// and the server's own name for it.
-func (s *Supervisor) promptRow(name string) (*fleet.Row, string, error) {
+// and the server's own name for it (waiting for it if it is starting).
+func (s *Supervisor) promptRow(ctx context.Context, name string) (*fleet.Row, string, error) {
 	if err := s.Err(); err != nil {
 		return nil, "", err
 	}
-	return s.tree.Snapshot().RoutePrompt(name)
+	return routeWhenUp(ctx, s, func(snap *fleet.Snapshot) (*fleet.Row, string, error) { return snap.RoutePrompt(name) },
+		func(snap *fleet.Snapshot) []*fleet.Row { return snap.StartingFor(name) })
+}
+
+// resourceRow finds the server that owns a URI (waiting for it if it is
+// starting): a ready one, else one not up yet that lists it from its
+// cached catalog; owner finds it among those that are ready.
+func (s *Supervisor) resourceRow(ctx context.Context, uri string, owner func(*fleet.Snapshot) (*fleet.Row, bool), cached func(*fleet.Snapshot) (*fleet.Row, bool)) (*fleet.Row, error) {
+	row, _, err := routeWhenUp(ctx, s, func(snap *fleet.Snapshot) (*fleet.Row, struct{}, error) {
+		if row, ok := owner(snap); ok {
+			return row, struct{}{}, nil
+		}
+		if row, ok := cached(snap); ok {
+			return row, struct{}{}, nil
+		}
+		return nil, struct{}{}, fmt.Errorf("%w: %q", ErrUnknownResource, uri)
+	}, (*fleet.Snapshot).StartingUnknown)
+	return row, err
 }
 
 // Resources returns the resources, as Tools; of two servers listing one
@@ -92,7 +111,8 @@ func (s *Supervisor) ReadResource(ctx context.Context, uri string, opts ...CallO
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
-	row, err := s.tree.Snapshot().RouteResource(uri)
+	row, err := s.resourceRow(ctx, uri, func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.ResourceOwner(uri) },
+		func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.CachedResourceOwner(uri) })
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +139,7 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 	case "ref/prompt":
 		var prompt string
 		var err error
-		if row, prompt, err = s.promptRow(ref.Name); err != nil {
+		if row, prompt, err = s.promptRow(ctx, ref.Name); err != nil {
 			if errors.Is(err, ErrBadToolName) {
 				return nil, fmt.Errorf("%w: %w", ErrBadReference, err)
 			}
@@ -130,9 +150,10 @@ func (s *Supervisor) Complete(ctx context.Context, ref *mcp.CompleteReference, a
 		if err := s.Err(); err != nil {
 			return nil, err
 		}
-		var ok bool
-		if row, ok = s.tree.Snapshot().TemplateOwner(ref.URI); !ok {
-			return nil, fmt.Errorf("%w: %q", ErrUnknownResource, ref.URI)
+		var err error
+		if row, err = s.resourceRow(ctx, ref.URI, func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.TemplateOwner(ref.URI) },
+			func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.CachedTemplateOwner(ref.URI) }); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("%w: type %q", ErrBadReference, ref.Type)

@@ -32,6 +32,12 @@ import (
 //	                                            (its backoff and crash-loop budget reset)
 //	autostart changed to eager                  an idle server starts
 //
+// A use may also wait for an eager server that is pending or starting (a
+// request that came early, while the fleet starts): it is granted once the
+// server is ready, and refused when it fails or needs authorization (its
+// retry is the fleet's, on backoff, whether or not anything waits). A use
+// of an eager server in any other state is refused at once.
+//
 // Uses are counted per server: waiting ones (answered by a Grant once the
 // server is ready) and granted ones (until their ServerReleased). A server
 // in use is never stopped for idleness.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/redact"
 )
 
 // launch starts a new session for s now, or queues it for a connect slot.
@@ -230,6 +231,12 @@ func (f *Fleet) fail(s *fleetServer, m *messages.ServerFailed, jitter float64) {
 	if f.lazyFailed(s, m, loop, jitter) {
 		return
 	}
+	if !f.lazy(s) {
+		// Requests that waited for an eager server to come up (one that was
+		// starting when they came, fleet_lazy.go) get its failure now, not
+		// after their wait: its retry, if any, is the fleet's, on backoff.
+		f.refuseWaiting(s, redact.Bound("failed: "+m.Error))
+	}
 	var reason string
 	switch {
 	case s.spec.Restart == messages.RestartNever:
@@ -255,6 +262,7 @@ func (f *Fleet) needsAuth(s *fleetServer, m *messages.ServerFailed) {
 	s.tools = nil
 	f.publishTools(s)
 	f.cancelRetry(s)
+	f.refuseWaiting(s, "needs authorization: run `mcpvisor auth login "+s.spec.Name+"`")
 	f.transition(s, messages.StateNeedsAuth, "needs authorization: run `mcpvisor auth login "+s.spec.Name+"`", func(ev *messages.ServerStateChanged) {
 		ev.Session, ev.Error = m.Session, m.Error
 	})

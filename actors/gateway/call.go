@@ -45,6 +45,7 @@ func rawArguments(raw json.RawMessage) any {
 // a tool result with isError set; what is wrong with the request itself is
 // a JSON-RPC error, as the go-sdk answers for any unknown tool.
 //
+//	*actors.StartError                  isError: the server did not start, and why
 //	ErrNotReady                         isError: server not ready, try again shortly
 //	ErrCallTimeout                      isError: the timeout
 //	ErrUpstream wrapping *jsonrpc.Error that error, same code, message and data
@@ -55,7 +56,10 @@ func rawArguments(raw json.RawMessage) any {
 //	ErrClosed, anything else            -32603
 func mapCallError(server, name string, err error) (*mcp.CallToolResult, error) {
 	var wire *jsonrpc.Error
+	var start *actors.StartError
 	switch {
+	case errors.As(err, &start): // it was waited for (early.go)
+		return errorResult(fmt.Sprintf("%s: %v", name, start)), nil
 	case errors.Is(err, actors.ErrNotReady):
 		return errorResult(fmt.Sprintf("%s: server %q is not ready (starting, restarting or failed); try again shortly", name, server)), nil
 	case errors.Is(err, actors.ErrCallTimeout):

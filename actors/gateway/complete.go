@@ -22,11 +22,19 @@ func (g *Gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 		g.mu.Lock()
 		c, ok := g.prompts.owner(ref.Name)
 		g.mu.Unlock()
-		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: unknown prompt %q", what, ref.Name)}
+		switch {
+		case ok:
+			server = c.server
+			ref.Name = c.qualified
+		default:
+			// A prompt of a server still starting goes under its name
+			// (early.go).
+			var qualified string
+			if server, qualified, ok = g.mayProvide(ref.Name); !ok {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: unknown prompt %q", what, ref.Name)}
+			}
+			ref.Name = qualified
 		}
-		server = c.server
-		ref.Name = c.qualified
 	case "ref/resource":
 		what = fmt.Sprintf("completion of resource %q", ref.URI)
 		g.mu.Lock()

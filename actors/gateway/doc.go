@@ -143,11 +143,14 @@
 // CatalogsKnown (every server still connecting lists its cached catalog,
 // which the Supervisor's catalog cache provides), checked after every
 // event (the tools are then reloaded from the Source), or the startup
-// wait has passed. A tools/call of a tool the server does not have
-// is answered by its server's state when the Source reports one: starting
-// is an isError result ("is starting, try again shortly"), failed the
-// usual not-ready result, ready (the gateway is behind the fleet) a real
-// call; anything else stays -32602 unknown tool.
+// wait has passed. A tools/call, prompts/get, resources/read or
+// completion of a name or URI the gateway does not expose goes to the
+// Source when a server that may provide it is still starting (or the
+// fleet has not read its config yet), or is ready (the gateway is behind
+// the fleet) or failed (the Source says it is not ready); the Source
+// waits for a starting server (early.go). Anything else stays -32602
+// unknown tool or prompt, or resource not found. Under NamesBare such a
+// call or get waits for the hold instead, then looks again.
 //
 // # Tracing
 //

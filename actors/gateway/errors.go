@@ -20,6 +20,7 @@ import (
 //	ErrUnknownResource                  -32602 resource not found (SEP-2164)
 //	ErrUnknownServer, ErrUnknownPrompt,
 //	ErrBadToolName, ErrBadReference     -32602 (what is unknown)
+//	*actors.StartError                  -32603 the server did not start, and why
 //	ErrNotReady                         -32603 server not ready, try again shortly
 //	ErrCallTimeout, ErrUpstream         -32603 with the error
 //	ErrCanceled                         the error (the client has gone)
@@ -28,6 +29,7 @@ import (
 // server may be empty when the gateway does not know the owner.
 func mapRequestError(what, server string, err error) error {
 	var wire *jsonrpc.Error
+	var start *actors.StartError
 	switch {
 	case errors.Is(err, actors.ErrUpstream) && errors.As(err, &wire):
 		return &jsonrpc.Error{Code: wire.Code, Message: wire.Message, Data: wire.Data}
@@ -36,6 +38,8 @@ func mapRequestError(what, server string, err error) error {
 	case errors.Is(err, actors.ErrUnknownServer), errors.Is(err, actors.ErrUnknownPrompt),
 		errors.Is(err, actors.ErrBadToolName), errors.Is(err, actors.ErrBadReference):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: %v", what, err)}
+	case errors.As(err, &start): // it was waited for (early.go)
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %v", what, start)}
 	case errors.Is(err, actors.ErrNotReady):
 		who := "its server"
 		if server != "" {

@@ -145,10 +145,9 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { g.clientRootsChanged(req.Session) },
 	})
 	// Innermost: lists, calls, gets and reads are answered from the
-	// indexes (list.go); routeStarting sees its "unknown tool".
+	// indexes (list.go), or, early, by the Source (early.go).
 	g.server.AddReceivingMiddleware(g.serveFromIndex)
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
-	g.server.AddReceivingMiddleware(g.routeStarting)
 	if g.tracer != nil {
 		g.server.AddReceivingMiddleware(g.traced) // outermost
 	}

@@ -77,10 +77,16 @@ func (s *fakeSource) ResourceTemplates() []messages.ResourceTemplate {
 	return append([]messages.ResourceTemplate{}, s.templates...)
 }
 
+// Status is the fake fleet's status: its config applied (generation 1)
+// unless a test set a generation.
 func (s *fakeSource) Status() messages.Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.status
+	st := s.status
+	if st.Generation == 0 {
+		st.Generation, st.ObservedGeneration = 1, 1
+	}
+	return st
 }
 
 func (s *fakeSource) CallTool(ctx context.Context, name string, args any, _ ...actors.CallOption) (*mcp.CallToolResult, error) {
@@ -173,6 +179,9 @@ type harness struct {
 	gw     *gateway.Gateway
 	events chan *messages.Envelope
 	logs   *observer.ObservedLogs
+	// logged is signalled (buffered, 1) after every log entry, for tests
+	// that wait for one.
+	logged chan struct{}
 	seq    uint64
 }
 
@@ -186,14 +195,20 @@ func startGateway(t *testing.T, src *fakeSource, opts ...gateway.Option) *harnes
 func startGatewayOver(t *testing.T, src gateway.Source, setup func(*harness), opts ...gateway.Option) *harness {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs}
+	h := &harness{t: t, events: make(chan *messages.Envelope, 64), logs: logs, logged: make(chan struct{}, 1)}
 	if fs, ok := src.(*fakeSource); ok {
 		if fs.subscribes == nil {
 			fs.subscribes, fs.unsubscribes = make(chan string, 64), make(chan string, 64)
 		}
 		h.src = fs
 	}
-	h.gw = gateway.New(src, zap.New(core), opts...)
+	h.gw = gateway.New(src, zap.New(core, zap.Hooks(func(zapcore.Entry) error {
+		select {
+		case h.logged <- struct{}{}:
+		default:
+		}
+		return nil
+	})), opts...)
 	if setup != nil {
 		setup(h)
 	}

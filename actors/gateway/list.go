@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -57,7 +56,7 @@ func (g *Gateway) routeRelayed(ctx context.Context, method string, req mcp.Reque
 		c, ok := g.tools.owner(req.Params.Name)
 		g.mu.Unlock()
 		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
+			return g.callUnlisted(ctx, req) // early.go
 		}
 		return g.callTool(ctx, req, c)
 	case *mcp.GetPromptRequest:
@@ -65,7 +64,7 @@ func (g *Gateway) routeRelayed(ctx context.Context, method string, req mcp.Reque
 		c, ok := g.prompts.owner(req.Params.Name)
 		g.mu.Unlock()
 		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
+			return g.getUnlisted(ctx, req) // early.go
 		}
 		return g.getPrompt(ctx, req, c)
 	case *mcp.ReadResourceRequest:

@@ -14,6 +14,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 	"go.uber.org/zap"
 
+	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -133,18 +134,22 @@ func checkURI(uri string) error {
 
 // readResource serves a resources/read of a URI the gateway exposes, or
 // that an exposed template matches (any other is not found, as the
-// go-sdk's server answers). The Source routes it to the owning server, by
-// the same config order. As the go-sdk's server does, contents without a
-// URI get the read one, and without a MIME type the listed one.
+// go-sdk's server answers, unless a server still starting may list it:
+// early.go). The Source routes it to the owning server, by the same config
+// order. As the go-sdk's server does, contents without a URI get the read
+// one, and without a MIME type the listed one.
 func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	server, mimeType, ok := g.resourceRoute(uri)
-	if !ok {
+	server, mimeType, listed := g.resourceRoute(uri)
+	if !listed && !g.anyStarting() {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	ctx, opts := callOptions(ctx, req.Session, req.Params, clientCapabilities(req))
 	res, err := g.src.ReadResource(ctx, uri, opts...)
 	what := fmt.Sprintf("resource %q", uri)
+	if err != nil && !listed && errors.Is(err, actors.ErrUnknownResource) {
+		return nil, mcp.ResourceNotFoundError(uri) // no server listed it once up
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			g.log.Debug("resource read failed", zap.String("uri", uri), zap.Error(err))

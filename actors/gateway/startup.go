@@ -2,17 +2,13 @@ package gateway
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/coder/quartz"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -126,64 +122,4 @@ func (s *startup) release(say func()) {
 		say()
 		close(s.settled)
 	})
-}
-
-// routeStarting is a receiving middleware for tools/call: a call the
-// gateway's server does not know (it answers "unknown tool") may be for a
-// server of the fleet that is not ready yet. For a server still starting
-// that is a result with isError, "server X is starting, try again
-// shortly" (its tools arrive later as a tools/list_changed); for one that
-// failed and will retry, the usual not-ready result; for one that is
-// ready (the gateway has not applied its tools yet) the call goes through.
-// Anything else stays "unknown tool".
-func (g *Gateway) routeStarting(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		call, ok := req.(*mcp.CallToolRequest)
-		if method != "tools/call" || !ok || call.Params == nil || !unknownTool(err, call.Params.Name) {
-			return res, err
-		}
-		src, ok := g.src.(statusSource)
-		if !ok {
-			return res, err
-		}
-		name := call.Params.Name
-		prefix, _, ok := actors.SplitName(name)
-		if !ok {
-			return res, err
-		}
-		server, state := serverByPrefix(src.Status(), prefix)
-		switch state {
-		case messages.StatePending, messages.StateStarting:
-			return errorResult(fmt.Sprintf("%s: server %q is starting, try again shortly", name, server)), nil
-		case messages.StateFailed:
-			return mapCallError(server, name, fmt.Errorf("%w: %q", actors.ErrNotReady, server))
-		case messages.StateReady:
-			out, callErr := g.src.CallTool(ctx, name, rawArguments(call.Params.Arguments))
-			if callErr != nil {
-				return mapCallError(server, name, callErr)
-			}
-			return passThrough(out), nil
-		}
-		return res, err
-	}
-}
-
-// unknownTool reports whether err is the go-sdk's answer to a call of a
-// tool it does not have.
-func unknownTool(err error, name string) bool {
-	var wire *jsonrpc.Error
-	return errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && wire.Message == fmt.Sprintf("unknown tool %q", name)
-}
-
-// serverByPrefix is the server whose exposed prefix is prefix (as it is,
-// or shortened to fit the maximum name length), and its state in st; ""
-// if st has no such server.
-func serverByPrefix(st messages.Status, prefix string) (server string, state messages.State) {
-	for _, s := range st.Servers {
-		if s.Prefix != "" && actors.ExposesPrefix(s.Prefix, prefix) {
-			return s.Name, s.State
-		}
-	}
-	return "", ""
 }

@@ -72,16 +72,20 @@ func TestSupervisor_ServedThroughTheAPI(t *testing.T) {
 	ts, _ := supervised(t, map[string]testkit.Server{
 		"alpha": testkit.Example(bin, "--name", "alpha"),
 		"hung":  testkit.Example(bin, "--init-hang"),
+		// A call of a starting server (hung) waits for it, up to its connect
+		// timeout; one of a failed server is 503 at once.
+		"down": {Command: bin, Args: []string{"example-server", "--init-fail"}, Restart: "never"},
 	}, actors.Options{CallTimeout: 300 * time.Millisecond})
 	waitState(t, ts, "alpha", messages.StateReady)
+	waitState(t, ts, "down", messages.StateFailed)
 
 	var st messages.Status
 	request(t, ts, http.MethodGet, "/api/v1/status", "").json(t, &st)
-	if len(st.Servers) != 2 || st.Servers[0].Name != "alpha" || st.Servers[0].State != messages.StateReady || st.Servers[0].PID == 0 || st.Servers[0].Tools != 7 {
+	if len(st.Servers) != 3 || st.Servers[0].Name != "alpha" || st.Servers[0].State != messages.StateReady || st.Servers[0].PID == 0 || st.Servers[0].Tools != 7 {
 		t.Fatalf("status = %+v, want alpha ready with a pid and 7 tools", st)
 	}
-	if st.Servers[1].Name != "hung" || st.Servers[1].State != messages.StateStarting {
-		t.Fatalf("hung = %+v, want starting", st.Servers[1])
+	if st.Servers[2].Name != "hung" || st.Servers[2].State != messages.StateStarting {
+		t.Fatalf("hung = %+v, want starting", st.Servers[2])
 	}
 	if len(st.ConfigFiles) != 1 || !filepath.IsAbs(st.ConfigFiles[0]) || filepath.Base(st.ConfigFiles[0]) != ".mcp.json" {
 		t.Fatalf("configFiles = %q, want the one config file, resolved", st.ConfigFiles)
@@ -112,7 +116,7 @@ func TestSupervisor_ServedThroughTheAPI(t *testing.T) {
 		`{"name": "alpha__nope"}`:                              http.StatusNotFound,
 		`{"name": "zeta__echo"}`:                               http.StatusNotFound,
 		`{"name": "no-separator"}`:                             http.StatusBadRequest,
-		`{"name": "hung__echo"}`:                               http.StatusServiceUnavailable,
+		`{"name": "down__echo"}`:                               http.StatusServiceUnavailable,
 		`{"name": "alpha__sleep", "arguments": {"ms": 60000}}`: http.StatusGatewayTimeout,
 	} {
 		if res := request(t, ts, http.MethodPost, "/api/v1/tools/call", body); res.code != want {

@@ -27,9 +27,10 @@
 //     callbacks only send to the fleet actor.
 //   - The Supervisor's callers wait for the fleet actor's answers on
 //     their own goroutines, each until its context ends or the tree does:
-//     a resync for its outcome (no bound but the caller's), a lazy use at
-//     most the server's connect timeout and a subscription at most the
-//     call bound, both on the quartz clock.
+//     a resync for its outcome (no bound but the caller's), a use (of a
+//     lazy server, or of one that is starting, for a request that came
+//     early) at most the longer of the server's connect and call timeouts,
+//     and a subscription at most the call bound, both on the quartz clock.
 //
 // Everything a session starts is the session's (package session), counted
 // in the same Work.

@@ -92,9 +92,10 @@ func (r *fleetActor) idleDue(c actor.Context, m *idleDue) {
 	r.step(c, reconciler.IdleDue{Now: r.now(), Server: m.server, Token: m.token})
 }
 
-// Use holds a lazy server for one request: it asks the fleet actor for
-// it, which starts it if it is idle, and waits for the session to send
-// the request to: at most the server's call timeout, or its connect
+// Use holds a lazy server for one request (or waits for any server that
+// is starting, for a request that came early: actors/starting.go): it
+// asks the fleet actor for it, which starts it if it is idle, and waits
+// for the session to send the request to: at most the server's call timeout, or its connect
 // timeout if that is longer (a start takes that long at most, and one
 // past the fleet's MaxLazyStarts first waits its turn, pending). release
 // ends the hold; call it exactly once, after the request.

@@ -85,7 +85,8 @@ func (s *Snapshot[S]) RouteResource(uri string) (*Row[S], error) {
 // the empty prefix that has an item of that whole name (the first in
 // config order, as the gateway ranks them), else one not up yet that
 // lists it from its cached catalog. The row found may not be routable (a
-// server not ready): its request is then not ready.
+// server not ready): its request is then not ready, or waits for it
+// (actors/starting.go); a name its cached catalog lacks is unknown.
 func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error) {
 	if name == "" {
 		return nil, "", fmt.Errorf("%w: %q", ErrBadToolName, name)
@@ -94,6 +95,11 @@ func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error)
 		if row, found := s.byPrefix(prefix); found {
 			if row.Routable && !exposes(row, kind, item) {
 				return nil, "", fmt.Errorf("%w: %q has no %s %q", kind.unknown(), row.Status.Name, kind.noun(), item)
+			}
+			if !row.Routable && row.cached && !listsCached(row, kind, item) {
+				// Not up yet, and its cached catalog lacks it: unknown at
+				// once, as the lists (from that catalog) say.
+				return nil, "", fmt.Errorf("%w: %q has no %s %q (in its cached catalog; it is starting)", kind.unknown(), row.Status.Name, kind.noun(), item)
 			}
 			return row, item, nil
 		}

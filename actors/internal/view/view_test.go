@@ -125,6 +125,19 @@ func TestSnapshot_NotReadyIsARowNotAnError(t *testing.T) {
 	}
 }
 
+// A name a server not up yet lacks from its cached catalog is unknown at
+// once, by its prefix too: only a server whose catalog nobody knows makes
+// a request wait for it to tell.
+func TestSnapshot_ANameACachedCatalogLacksIsUnknown(t *testing.T) {
+	t.Parallel()
+	cached := fleetRow("c", "c", 1, false, []string{"from-cache"})
+	cached.Cached = true
+	s := next(&view.Snapshot[*session]{}, rows{"c": row(cached)})
+	if _, _, err := s.RouteTool("c__nope"); !errors.Is(err, view.ErrUnknownTool) {
+		t.Errorf("RouteTool(c__nope) = %v, want ErrUnknownTool", err)
+	}
+}
+
 // The errors say what is wrong with a name.
 func TestSnapshot_RouteErrors(t *testing.T) {
 	t.Parallel()
