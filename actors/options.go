@@ -50,9 +50,19 @@ type Options struct {
 	InputsFile       string   // the VS Code input values (mcpvisor input set)
 	Workspace        string   // what ${workspaceFolder} names
 
+	// StopGrace is how long a server whose stdin closed may take to exit
+	// when the fleet stops it (removed, restarted, idle) before its
+	// process group gets SIGTERM, and a second later SIGKILL (default 5s).
 	ConnectTimeout, CallTimeout, StopGrace, ListTimeout time.Duration
-	ProbeInterval, ProbeTimeout                         time.Duration // negative interval: no probe
-	ProbeFailures                                       int
+	// CloseGrace is the same for Close, which a client's stop is: half of
+	// it before SIGTERM, the rest before SIGKILL, and a stop under way is
+	// hurried to it. Zero: Close waits StopGrace, as the fleet's stops
+	// do. mcpvisor serve sets 300ms (--stop-grace): Claude Code kills the
+	// gateway 0.5s after asking it to stop.
+	CloseGrace time.Duration
+
+	ProbeInterval, ProbeTimeout time.Duration // negative interval: no probe
+	ProbeFailures               int
 	// RelistInterval is the least time between two re-lists of one kind
 	// (tools, prompts, resources) of a session after list_changed;
 	// notifications in between cost one more re-list, not one each

@@ -87,7 +87,7 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor, sec
 		Dial:        o.Dial, Roots: o.Roots, OAuthDir: oauthDir(o),
 		Tracing: session.NewTracing(o.TracerProvider, Version), Version: Version,
 		Limits: session.Limits{
-			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
+			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace, CloseGrace: max(0, o.CloseGrace),
 			ProbeInterval: o.ProbeInterval, ProbeTimeout: o.ProbeTimeout, ProbeFailures: o.ProbeFailures, MaxCalls: o.MaxCallsPerServer,
 			RelistInterval: o.RelistInterval,
 		},

@@ -64,6 +64,10 @@ type Deps struct {
 // connect and call timeouts replace the defaults here.
 type Limits struct {
 	ConnectTimeout, CallTimeout, ListTimeout, StopGrace time.Duration
+	// CloseGrace is the stop grace of the Supervisor's Close: half of it
+	// before SIGTERM, the rest before SIGKILL (stop.go); zero: StopGrace,
+	// as for the fleet's stops.
+	CloseGrace time.Duration
 	// ProbeInterval is how often a ready session is pinged (negative:
 	// never); ProbeTimeout bounds a ping; ProbeFailures misses in a row
 	// fail the server.

@@ -45,7 +45,15 @@ type serveFlags struct {
 	// startupWait bounds how long the first lists wait for the first
 	// connect wave.
 	startupWait time.Duration
+	// stopGrace is how long serve's own stop (end of input, SIGINT,
+	// SIGTERM) gives each server: actors.Options.CloseGrace.
+	stopGrace time.Duration
 }
+
+// defaultStopGrace is serve's stop grace: Claude Code sends SIGINT, then
+// SIGTERM 100ms later and SIGKILL 400ms after that, so every server must
+// be gone (and serve with them) well within half a second.
+const defaultStopGrace = 300 * time.Millisecond
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	var f serveFlags
@@ -60,6 +68,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
+	fs.DurationVar(&f.stopGrace, "stop-grace", defaultStopGrace, "when serve stops (end of input, SIGINT, SIGTERM): how long each server has to exit after its stdin closes; its process group gets SIGTERM at half of it and SIGKILL at the end")
 	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -72,6 +81,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	}
 	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
 		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
+	}
+	if f.stopGrace <= 0 {
+		return f, fmt.Errorf("--stop-grace %s: give a positive duration such as %s", f.stopGrace, defaultStopGrace)
 	}
 	var err error
 	if f.names, err = gateway.ParseNames(*names); err != nil {
@@ -195,6 +207,7 @@ func (f serveFlags) serveOptions(log *zap.Logger, tp trace.TracerProvider, token
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token}
 	opts.TracerProvider = tp
+	opts.CloseGrace = f.stopGrace
 	relay.Install(&opts)
 	return opts
 }
