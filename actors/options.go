@@ -70,7 +70,18 @@ type Options struct {
 	RelistInterval time.Duration
 	// Dial builds a server's transport instead of the built-in ones (nil
 	// transport: fall back to them): custom transports, in-memory tests.
-	Dial              func(spec messages.ServerSpec) (mcp.Transport, error)
+	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// ProcessGroups, if set, is told of the process group of every stdio
+	// server mcpvisor starts: called with its id (the server's pid, which
+	// leads it) once the server runs, it returns what to call once the
+	// server has been reaped and its group killed. It must not block.
+	// On Linux every server also gets a parent-death signal (SIGKILL) that
+	// kills it if this process dies, even of SIGKILL; its descendants
+	// (npx's node, sh -c's children) only die with it if something
+	// outside this process kills their group: mcpvisor serve and run hand
+	// the groups to a keeper process that does (docs/gateway.md).
+	ProcessGroups func(pgid int) (gone func())
+
 	Autostart         messages.Autostart // for entries that set none: eager or lazy
 	MaxConnects       int                // concurrent connects (negative ConnectGrace: all count)
 	ConnectGrace      time.Duration

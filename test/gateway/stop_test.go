@@ -197,3 +197,34 @@ func TestServe_ClientStopWhileAServerStartsIsFast(t *testing.T) {
 	s.waitExit(t, stopCtx, "end of input")
 	waitGone(t, stopCtx, "the starting server's process group", group.shell, group.grandchild)
 }
+
+// Even a SIGKILL of serve, which runs no code of serve's, leaves no
+// server: the shell dies of its parent-death signal, the example server
+// of its input's end, and the grandchild (which no parent-death signal
+// reaches) is killed with its group by serve's keeper.
+func TestServe_KilledLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	dir := t.TempDir()
+	server, pids := stubborn(t, dir)
+	cfg := filepath.Join(dir, ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"stubborn": server})
+	s := serveOverPipes(t, ctx, cfg)
+	group := pids(ctx)
+	c := &client{t: t, cs: s.cs}
+	c.waitTools(ctx, qualified("stubborn"))
+	mcpPID := c.pid(ctx, "stubborn")
+
+	deathCtx, cancel := context.WithTimeout(ctx, clientPatience)
+	defer cancel()
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.exited
+	waitGone(t, deathCtx, "the stubborn server's process group", group.shell, mcpPID, group.grandchild)
+	if t.Failed() {
+		for _, pid := range []int{group.shell, mcpPID, group.grandchild} {
+			t.Logf("pid %d alive: %v", pid, testkit.ProcessAlive(pid))
+		}
+	}
+}

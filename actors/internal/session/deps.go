@@ -47,7 +47,10 @@ type Deps struct {
 	Environ     func(spec messages.ServerSpec) ([]string, error)
 	BaseEnviron func() ([]string, error)
 	// Dial, if set, builds a spec's transport before the built-in ones do.
-	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// ProcessGroups, if set, is told of every stdio server's process
+	// group (Options.ProcessGroups).
+	Dial          func(spec messages.ServerSpec) (mcp.Transport, error)
+	ProcessGroups func(pgid int) (gone func())
 	// Roots, if set, answers the roots of a server whose config lists
 	// none.
 	Roots func() []*mcp.Root

@@ -22,7 +22,8 @@ func (s *sessionActor) start(c actor.Context) {
 	environ, err := s.deps.Environ(s.spec)
 	var cn *transport.Conn
 	if err == nil {
-		cn, err = transport.Dial(s.spec, s.deps.Dial, environ, s.deps.StopGrace, s.deps.Clock)
+		stdio := transport.Stdio{Environ: environ, Grace: s.deps.StopGrace, Groups: s.deps.ProcessGroups}
+		cn, err = transport.Dial(s.spec, s.deps.Dial, stdio, s.deps.Clock)
 	}
 	if err == nil && s.spec.HeadersHelper != "" {
 		var helperEnv []string

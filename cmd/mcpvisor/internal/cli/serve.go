@@ -161,7 +161,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	relay := &gateway.Relay{}
-	sup, err := actors.Start(f.serveOptions(log, tp, ep.token.value, relay, io))
+	opts := f.serveOptions(log, tp, ep.token.value, relay, io)
+	stopKeeper := startKeeper("serve", &opts, io)
+	defer stopKeeper() // after the Supervisor's Close: every group is gone
+	sup, err := actors.Start(opts)
 	if err != nil {
 		ep.close()
 		return finalCode(io, "serve", err)
