@@ -61,6 +61,7 @@ func (s *sessionActor) start(c actor.Context) {
 			// the whole process down: it is this session's failure instead.
 			if p := recover(); p != nil {
 				cn.SignalGroup(syscall.SIGKILL)
+				cn.Reap()
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.StderrTail()})
 			}
 		}()
@@ -85,6 +86,7 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 	root.Send(self, &connected{cs: cs, pid: cn.PID(), cat: cat, err: err, transport: cn.Used(s.spec)})
 	if err != nil {
 		cn.SignalGroup(syscall.SIGKILL) // leftovers of a failed start
+		cn.Reap()                       // should the go-sdk not have closed it
 		// Asked to stop while connecting: that is a stop, not a failure.
 		root.Send(self, &lifelineEnded{stopped: ctx.Err() != nil, err: err, exitCode: cn.ExitCode(), tail: cn.StderrTail()})
 		return

@@ -98,6 +98,15 @@ func (c *Conn) SignalGroup(sig syscall.Signal) {
 	}
 }
 
+// Reap lets the process be waited for even if the connection was never
+// closed (a failed connect the go-sdk did not close): call it once the
+// process has been signalled. Closing the connection does the same.
+func (c *Conn) Reap() {
+	if c.stdio != nil {
+		c.stdio.release()
+	}
+}
+
 // RedactStderr sets what the stderr tail is redacted with; call it before
 // the process starts. It does nothing for HTTP.
 func (c *Conn) RedactStderr(r *redact.Redactor) {

@@ -102,6 +102,10 @@ func (t *stdioTransport) run(started chan<- error) {
 	close(t.exited)
 }
 
+// release lets run wait for the process: Close does, and so does Reap for
+// a connection the go-sdk gave up without closing it.
+func (t *stdioTransport) release() { t.reapOnce.Do(func() { close(t.reap) }) }
+
 // broken is why reading the server's output ended, when that output was at
 // fault (ndjson.Conn.Broken), else nil.
 func (t *stdioTransport) broken() error {
@@ -135,7 +139,7 @@ func (w *stdinCloser) Write(p []byte) (int, error) { return w.stdin.Write(p) }
 func (w *stdinCloser) Close() error {
 	closeErr := w.stdin.Close()
 	t := w.t
-	t.reapOnce.Do(func() { close(t.reap) })
+	t.release()
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
 			_ = t.cmd.Process.Signal(sig)
