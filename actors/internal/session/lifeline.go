@@ -117,12 +117,13 @@ func (s *sessionActor) connectStoppable(ctx context.Context, client *mcp.Client,
 		defer close(escalated)
 		s.escalate(connecting, cn)
 	})
-	cs, cat, cancel, err := s.connect(ctx, client, cn)
-	close(connecting)
-	if !stop() {
-		<-escalated
-	}
-	return cs, cat, cancel, err
+	defer func() { // even if a custom transport's Connect panicked
+		close(connecting)
+		if !stop() {
+			<-escalated
+		}
+	}()
+	return s.connect(ctx, client, cn)
 }
 
 // connect dials and lists the Catalog, both bounded by the connect timeout on

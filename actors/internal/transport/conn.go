@@ -84,10 +84,10 @@ func (c *Conn) exitState() *os.ProcessState {
 
 // PID is the server's process id once started, or 0.
 func (c *Conn) PID() int {
-	if c.cmd == nil || c.cmd.Process == nil {
+	if c.stdio == nil {
 		return 0
 	}
-	return c.cmd.Process.Pid
+	return int(c.stdio.pid.Load())
 }
 
 // SignalGroup sends sig to the server's whole process group, so wrappers

@@ -44,6 +44,9 @@ type stdioTransport struct {
 	reapOnce sync.Once
 	exited   chan struct{}
 	waitErr  error // written before exited is closed
+	// pid is the process's once started, else 0: a stop may signal the
+	// group while Start still writes cmd.Process.
+	pid atomic.Int64
 	// conn is the connection Connect returned (its Broken says why
 	// reading ended, when the server's output was at fault).
 	conn atomic.Pointer[ndjson.Conn]
@@ -90,6 +93,7 @@ func (t *stdioTransport) run(started chan<- error) {
 		return
 	}
 	pgid := t.cmd.Process.Pid
+	t.pid.Store(int64(pgid))
 	gone := func() {}
 	if t.groups != nil {
 		gone = t.groups(pgid)
