@@ -50,9 +50,19 @@ type Options struct {
 	InputsFile       string   // the VS Code input values (mcpvisor input set)
 	Workspace        string   // what ${workspaceFolder} names
 
+	// StopGrace is how long a server whose stdin closed may take to exit
+	// when the fleet stops it (removed, restarted, idle) before its
+	// process group gets SIGTERM, and a second later SIGKILL (default 5s).
 	ConnectTimeout, CallTimeout, StopGrace, ListTimeout time.Duration
-	ProbeInterval, ProbeTimeout                         time.Duration // negative interval: no probe
-	ProbeFailures                                       int
+	// CloseGrace is the same for Close, which a client's stop is: half of
+	// it before SIGTERM, the rest before SIGKILL, and a stop under way is
+	// hurried to it. Zero: Close waits StopGrace, as the fleet's stops
+	// do. mcpvisor serve sets 300ms (--stop-grace): Claude Code kills the
+	// gateway 0.5s after asking it to stop.
+	CloseGrace time.Duration
+
+	ProbeInterval, ProbeTimeout time.Duration // negative interval: no probe
+	ProbeFailures               int
 	// RelistInterval is the least time between two re-lists of one kind
 	// (tools, prompts, resources) of a session after list_changed;
 	// notifications in between cost one more re-list, not one each
@@ -60,7 +70,18 @@ type Options struct {
 	RelistInterval time.Duration
 	// Dial builds a server's transport instead of the built-in ones (nil
 	// transport: fall back to them): custom transports, in-memory tests.
-	Dial              func(spec messages.ServerSpec) (mcp.Transport, error)
+	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// ProcessGroups, if set, is told of the process group of every stdio
+	// server mcpvisor starts: called with its id (the server's pid, which
+	// leads it) once the server runs, it returns what to call once the
+	// server has been reaped and its group killed. It must not block.
+	// On Linux every server also gets a parent-death signal (SIGKILL) that
+	// kills it if this process dies, even of SIGKILL; its descendants
+	// (npx's node, sh -c's children) only die with it if something
+	// outside this process kills their group: mcpvisor serve and run hand
+	// the groups to a keeper process that does (docs/gateway.md).
+	ProcessGroups func(pgid int) (gone func())
+
 	Autostart         messages.Autostart // for entries that set none: eager or lazy
 	MaxConnects       int                // concurrent connects (negative ConnectGrace: all count)
 	ConnectGrace      time.Duration

@@ -105,7 +105,8 @@ func (s *Supervisor) Follow(since uint64, buffer int) *journal.Feed {
 const closeBound = 5 * time.Second
 
 // Close stops every actor, server and goroutine the Supervisor started,
-// within about StopGrace, then ends every Feed. It is idempotent.
+// within about CloseGrace (StopGrace and a second if it is zero), then
+// ends every Feed. It is idempotent.
 func (s *Supervisor) Close() error {
 	s.closeOnce.Do(func() {
 		s.tree.End(ErrClosed)

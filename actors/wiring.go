@@ -84,10 +84,10 @@ func (s *Supervisor) sessionDeps(ctx context.Context, base *redact.Redactor, sec
 			return callEnviron(func() []string { return environFor(o, spec) })
 		},
 		BaseEnviron: func() ([]string, error) { return callEnviron(o.Environ) },
-		Dial:        o.Dial, Roots: o.Roots, OAuthDir: oauthDir(o),
+		Dial:        o.Dial, ProcessGroups: o.ProcessGroups, Roots: o.Roots, OAuthDir: oauthDir(o),
 		Tracing: session.NewTracing(o.TracerProvider, Version), Version: Version,
 		Limits: session.Limits{
-			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace,
+			ConnectTimeout: o.ConnectTimeout, CallTimeout: o.CallTimeout, ListTimeout: o.ListTimeout, StopGrace: o.StopGrace, CloseGrace: max(0, o.CloseGrace),
 			ProbeInterval: o.ProbeInterval, ProbeTimeout: o.ProbeTimeout, ProbeFailures: o.ProbeFailures, MaxCalls: o.MaxCallsPerServer,
 			RelistInterval: o.RelistInterval,
 		},

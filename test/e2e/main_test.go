@@ -12,5 +12,8 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if cfg := os.Getenv(embedderEnv); cfg != "" {
+		os.Exit(runEmbedder(cfg))
+	}
 	os.Exit(testkit.MainWithBinary(m, &bin))
 }

@@ -63,6 +63,10 @@ type sessionActor struct {
 	// ended: the lifeline is done, the connection gone; finished: the
 	// fleet actor was told and the actor is stopping.
 	ended, finished bool
+	// hurry is closed when the actor stops: the Supervisor is closing
+	// (or the actor failed), so a stop under way takes Close's schedule
+	// (stop.go). Read by the lifeline.
+	hurry chan struct{}
 
 	// relay carries progress, log messages and requests from the server
 	// back to their callers (package relay); client is the go-sdk
@@ -108,6 +112,7 @@ func newProps(deps *Deps, spec messages.ServerSpec, id uint64, handle *Handle) *
 			handle:   handle,
 			log:      deps.Logger.Named("session").With(zap.String("server", spec.Name), zap.Uint64("session", id)),
 			calls:    make(chan struct{}, deps.MaxCalls),
+			hurry:    make(chan struct{}),
 			redactor: newSessionRedactor(deps.Redactor(spec), deps.catalogRedactor(spec), deps.CatalogMinSecretBytes),
 		}
 	})

@@ -47,7 +47,10 @@ type Deps struct {
 	Environ     func(spec messages.ServerSpec) ([]string, error)
 	BaseEnviron func() ([]string, error)
 	// Dial, if set, builds a spec's transport before the built-in ones do.
-	Dial func(spec messages.ServerSpec) (mcp.Transport, error)
+	// ProcessGroups, if set, is told of every stdio server's process
+	// group (Options.ProcessGroups).
+	Dial          func(spec messages.ServerSpec) (mcp.Transport, error)
+	ProcessGroups func(pgid int) (gone func())
 	// Roots, if set, answers the roots of a server whose config lists
 	// none.
 	Roots func() []*mcp.Root
@@ -64,6 +67,10 @@ type Deps struct {
 // connect and call timeouts replace the defaults here.
 type Limits struct {
 	ConnectTimeout, CallTimeout, ListTimeout, StopGrace time.Duration
+	// CloseGrace is the stop grace of the Supervisor's Close: half of it
+	// before SIGTERM, the rest before SIGKILL (stop.go); zero: StopGrace,
+	// as for the fleet's stops.
+	CloseGrace time.Duration
 	// ProbeInterval is how often a ready session is pinged (negative:
 	// never); ProbeTimeout bounds a ping; ProbeFailures misses in a row
 	// fail the server.

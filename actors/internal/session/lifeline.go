@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,7 +22,8 @@ func (s *sessionActor) start(c actor.Context) {
 	environ, err := s.deps.Environ(s.spec)
 	var cn *transport.Conn
 	if err == nil {
-		cn, err = transport.Dial(s.spec, s.deps.Dial, environ, s.deps.StopGrace, s.deps.Clock)
+		stdio := transport.Stdio{Environ: environ, Grace: s.deps.StopGrace, Groups: s.deps.ProcessGroups}
+		cn, err = transport.Dial(s.spec, s.deps.Dial, stdio, s.deps.Clock)
 	}
 	if err == nil && s.spec.HeadersHelper != "" {
 		var helperEnv []string
@@ -61,6 +61,7 @@ func (s *sessionActor) start(c actor.Context) {
 			// the whole process down: it is this session's failure instead.
 			if p := recover(); p != nil {
 				cn.SignalGroup(syscall.SIGKILL)
+				cn.Reap()
 				root.Send(self, &lifelineEnded{err: fmt.Errorf("session panicked: %v", p), exitCode: -1, tail: cn.StderrTail()})
 			}
 		}()
@@ -79,12 +80,13 @@ func (s *sessionActor) start(c actor.Context) {
 // grace.
 func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *actor.RootContext, cn *transport.Conn, client *mcp.Client) {
 	traced, span := s.deps.Tracing.startConnect(ctx, s.spec)
-	cs, cat, cancel, err := s.connect(traced, client, cn)
+	cs, cat, cancel, err := s.connectStoppable(traced, client, cn)
 	s.deps.Tracing.endConnect(ctx, span, cs, err)
 	defer cn.Release()
 	root.Send(self, &connected{cs: cs, pid: cn.PID(), cat: cat, err: err, transport: cn.Used(s.spec)})
 	if err != nil {
 		cn.SignalGroup(syscall.SIGKILL) // leftovers of a failed start
+		cn.Reap()                       // should the go-sdk not have closed it
 		// Asked to stop while connecting: that is a stop, not a failure.
 		root.Send(self, &lifelineEnded{stopped: ctx.Err() != nil, err: err, exitCode: cn.ExitCode(), tail: cn.StderrTail()})
 		return
@@ -102,6 +104,26 @@ func (s *sessionActor) lifeline(ctx context.Context, self *actor.PID, root *acto
 		<-died
 		root.Send(self, &lifelineEnded{stopped: true})
 	}
+}
+
+// connectStoppable is connect, stopped as close stops a live session when
+// ctx ends meanwhile: the go-sdk closes the connection of a handshake it
+// gave up on and waits for the process, which a server that ignores the
+// end of its input (or is still downloading, under npx) would make last
+// the transport's backstop, well past a client's patience.
+func (s *sessionActor) connectStoppable(ctx context.Context, client *mcp.Client, cn *transport.Conn) (*mcp.ClientSession, Catalog, context.CancelFunc, error) {
+	connecting, escalated := make(chan struct{}), make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(escalated)
+		s.escalate(connecting, cn)
+	})
+	defer func() { // even if a custom transport's Connect panicked
+		close(connecting)
+		if !stop() {
+			<-escalated
+		}
+	}()
+	return s.connect(ctx, client, cn)
 }
 
 // connect dials and lists the Catalog, both bounded by the connect timeout on
@@ -147,32 +169,17 @@ func (s *sessionActor) connect(ctx context.Context, client *mcp.Client, cn *tran
 }
 
 // close ends a live session gracefully: close it (stdin closes, the
-// server should exit), wait the grace period, then SIGTERM and, a second
-// later, SIGKILL the whole process group. It returns once the session's
-// Close returned, which for stdio means the process was reaped.
+// server should exit), then escalate to signals on the stop's schedule
+// (stop.go). It returns once the session's Close returned, which for
+// stdio means the process was reaped.
 func (s *sessionActor) close(cs *mcp.ClientSession, cn *transport.Conn) {
 	closed := make(chan struct{})
 	go func() {
 		_ = cs.Close() // informational only: servers often exit non-zero on EOF
 		close(closed)
 	}()
-	grace := s.deps.Clock.NewTimer(s.deps.StopGrace, "session", "stop-grace")
-	defer grace.Stop()
-	select {
-	case <-closed:
-		cn.SignalGroup(syscall.SIGKILL) // anything the server left behind
-		return
-	case <-grace.C:
-	}
-	cn.SignalGroup(syscall.SIGTERM)
-	kill := s.deps.Clock.NewTimer(time.Second, "session", "stop-kill")
-	defer kill.Stop()
-	select {
-	case <-closed:
-	case <-kill.C:
-	}
-	cn.SignalGroup(syscall.SIGKILL)
-	<-closed
+	s.escalate(closed, cn)
+	cn.SignalGroup(syscall.SIGKILL) // anything the server left behind
 }
 
 func (s *sessionActor) connected(c actor.Context, m *connected) {
@@ -229,6 +236,7 @@ func (s *sessionActor) stop(c actor.Context) {
 // stopping, or this actor having panicked: it is never restarted). The
 // lifeline, if any, closes the session and kills the process group.
 func (s *sessionActor) stopping() {
+	close(s.hurry) // before the cancel, which the lifeline sees first
 	s.withdrawLane()
 	s.stopProbe()
 	s.stopRelists()

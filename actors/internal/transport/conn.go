@@ -84,10 +84,10 @@ func (c *Conn) exitState() *os.ProcessState {
 
 // PID is the server's process id once started, or 0.
 func (c *Conn) PID() int {
-	if c.cmd == nil || c.cmd.Process == nil {
+	if c.stdio == nil {
 		return 0
 	}
-	return c.cmd.Process.Pid
+	return int(c.stdio.pid.Load())
 }
 
 // SignalGroup sends sig to the server's whole process group, so wrappers
@@ -95,6 +95,15 @@ func (c *Conn) PID() int {
 func (c *Conn) SignalGroup(sig syscall.Signal) {
 	if pid := c.PID(); pid > 0 {
 		_ = syscall.Kill(-pid, sig)
+	}
+}
+
+// Reap lets the process be waited for even if the connection was never
+// closed (a failed connect the go-sdk did not close): call it once the
+// process has been signalled. Closing the connection does the same.
+func (c *Conn) Reap() {
+	if c.stdio != nil {
+		c.stdio.release()
 	}
 }
 

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/coder/quartz"
@@ -34,10 +33,8 @@ const streamRetries = 5
 // starts the process (or opens the connection) inside Connect. custom, if
 // set, is asked first (Options.Dial: an embedder's transports, tests'
 // in-memory servers); a nil transport from it falls back to the built-in
-// ones. environ is a stdio server's environment before its own env; grace
-// is the session's stop grace, which the process transport's own
-// escalation never overtakes.
-func Dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transport, error), environ []string, grace time.Duration, clock quartz.Clock) (*Conn, error) {
+// ones. stdio is what a stdio server is started with.
+func Dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transport, error), stdio Stdio, clock quartz.Clock) (*Conn, error) {
 	if custom != nil {
 		t, err := custom(spec)
 		if err != nil {
@@ -49,7 +46,7 @@ func Dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 	}
 	switch spec.Transport {
 	case messages.TransportStdio, "":
-		return dialStdio(spec, environ, grace), nil
+		return dialStdio(spec, stdio), nil
 	case messages.TransportHTTP:
 		hc, ht, err := originBoundClient(spec.URL, spec.Headers, false)
 		if err != nil {
@@ -72,21 +69,32 @@ func Dial(spec messages.ServerSpec, custom func(messages.ServerSpec) (mcp.Transp
 	}
 }
 
-func dialStdio(spec messages.ServerSpec, environ []string, grace time.Duration) *Conn {
+// Stdio is what a stdio server is started with, beyond its spec.
+type Stdio struct {
+	// Environ is the server's environment before its own env.
+	Environ []string
+	// Grace is the session's stop grace, which the process transport's
+	// own escalation never overtakes.
+	Grace time.Duration
+	// Groups, if set, is told of the server's process group
+	// (Options.ProcessGroups).
+	Groups func(pgid int) (gone func())
+}
+
+func dialStdio(spec messages.ServerSpec, o Stdio) *Conn {
 	cmd := command(spec)
 	cmd.Dir = spec.Cwd
-	cmd.Env = append([]string(nil), environ...)
+	cmd.Env = append([]string(nil), o.Environ...)
 	for k, v := range spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	// Its own process group: stop signals reach every descendant.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = serverProcAttr()
 	ring := newStderrRing(stderrLines)
 	cmd.Stderr = ring
 	cmd.WaitDelay = stdioWaitDelay
 	// The transport's own escalation (close stdin, wait, SIGTERM, wait,
 	// SIGKILL, wait, give up) must never overtake mcpvisor's (grace, then
 	// SIGTERM and a second later SIGKILL to the whole group).
-	stdio := newStdioTransport(cmd, grace+2*time.Second)
+	stdio := newStdioTransport(cmd, o.Grace+2*time.Second, o.Groups)
 	return &Conn{transport: stdio, stdio: stdio, cmd: cmd, stderr: ring}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -33,16 +34,26 @@ type stdioTransport struct {
 	// stop on the quartz clock (close, grace, SIGTERM, a second, SIGKILL to
 	// the whole group), so it must never overtake it.
 	terminate time.Duration
-	waitOnce  sync.Once
-	exited    chan struct{}
-	waitErr   error // written before exited is closed
+	// groups, if set, is told of the server's process group once it runs
+	// and, through what it returns, once the group is gone
+	// (Options.ProcessGroups).
+	groups func(pgid int) (gone func())
+	// reap is closed (once) by Close: the goroutine that started the
+	// process may now wait for it (run).
+	reap     chan struct{}
+	reapOnce sync.Once
+	exited   chan struct{}
+	waitErr  error // written before exited is closed
+	// pid is the process's once started, else 0: a stop may signal the
+	// group while Start still writes cmd.Process.
+	pid atomic.Int64
 	// conn is the connection Connect returned (its Broken says why
 	// reading ended, when the server's output was at fault).
 	conn atomic.Pointer[ndjson.Conn]
 }
 
-func newStdioTransport(cmd *exec.Cmd, terminate time.Duration) *stdioTransport {
-	return &stdioTransport{cmd: cmd, terminate: terminate, exited: make(chan struct{})}
+func newStdioTransport(cmd *exec.Cmd, terminate time.Duration, groups func(int) func()) *stdioTransport {
+	return &stdioTransport{cmd: cmd, terminate: terminate, groups: groups, reap: make(chan struct{}), exited: make(chan struct{})}
 }
 
 // Connect starts the process. It may be called once.
@@ -55,7 +66,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.cmd.Start(); err != nil {
+	started := make(chan error, 1)
+	go t.run(started)
+	if err := <-started; err != nil {
 		return nil, err
 	}
 	// The connection ends by closing stdin (the spec's stdio shutdown),
@@ -65,6 +78,37 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.conn.Store(conn)
 	return conn, nil
 }
+
+// run starts the process and, once Close asks (reap), waits for it, on
+// one goroutine locked to its OS thread the whole time: the server's
+// parent-death signal fires when the thread that forked it ends
+// (procattr_linux.go), and a locked goroutine's thread ends only with it.
+// Once the server is reaped its group is killed (whatever it left
+// behind dies with it) and the group's keeper told.
+func (t *stdioTransport) run(started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := t.cmd.Start(); err != nil {
+		started <- err
+		return
+	}
+	pgid := t.cmd.Process.Pid
+	t.pid.Store(int64(pgid))
+	gone := func() {}
+	if t.groups != nil {
+		gone = t.groups(pgid)
+	}
+	started <- nil
+	<-t.reap
+	t.waitErr = t.cmd.Wait()
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	gone()
+	close(t.exited)
+}
+
+// release lets run wait for the process: Close does, and so does Reap for
+// a connection the go-sdk gave up without closing it.
+func (t *stdioTransport) release() { t.reapOnce.Do(func() { close(t.reap) }) }
 
 // broken is why reading the server's output ended, when that output was at
 // fault (ndjson.Conn.Broken), else nil.
@@ -99,12 +143,7 @@ func (w *stdinCloser) Write(p []byte) (int, error) { return w.stdin.Write(p) }
 func (w *stdinCloser) Close() error {
 	closeErr := w.stdin.Close()
 	t := w.t
-	t.waitOnce.Do(func() {
-		go func() {
-			t.waitErr = t.cmd.Wait()
-			close(t.exited)
-		}()
-	})
+	t.release()
 	for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
 		if sig != 0 {
 			_ = t.cmd.Process.Signal(sig)

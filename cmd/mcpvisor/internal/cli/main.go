@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/keeper"
 )
 
 // IO is the process's environment as the CLI sees it; tests supply their own.
@@ -13,6 +14,10 @@ type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	LookupEnv      func(string) (string, bool)
+	// Executable is the mcpvisor binary, which run and serve start again
+	// as their keeper (package keeper); empty: no keeper (a test that runs
+	// a command in-process, whose binary is the test's).
+	Executable string
 }
 
 // Exit codes.
@@ -61,6 +66,8 @@ func Main(ctx context.Context, args []string, io IO) int {
 		return serveCommand(ctx, args[1:], io)
 	case "status", "tools", "call", "prompts", "prompt", "resources", "read", "resync", "events":
 		return clientCommand(ctx, args[0], args[1:], io)
+	case keeper.Command: // hidden: started by run and serve
+		return keeper.Main()
 	case "example-server":
 		return exampleServerCommand(ctx, args[1:], io)
 	case "version", "--version":

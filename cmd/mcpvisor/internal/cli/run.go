@@ -71,6 +71,8 @@ func runCommand(ctx context.Context, args []string, io IO) int {
 	// Servers' log messages become server.log events: ask those that
 	// support logging/setLevel for info and above.
 	opts.LogLevel = "info"
+	stopKeeper := startKeeper("run", &opts, io)
+	defer stopKeeper() // after the Supervisor's Close: every group is gone
 	sup, err := actors.Start(opts)
 	if err != nil {
 		api.close()

@@ -52,7 +52,15 @@ type serveFlags struct {
 	// assumeCaps is what a server that connects before any client is
 	// told the client can do (gateway.Relay.Default).
 	assumeCaps *mcp.ClientCapabilities
+	// stopGrace is how long serve's own stop (end of input, SIGINT,
+	// SIGTERM) gives each server: actors.Options.CloseGrace.
+	stopGrace time.Duration
 }
+
+// defaultStopGrace is serve's stop grace: Claude Code sends SIGINT, then
+// SIGTERM 100ms later and SIGKILL 400ms after that, so every server must
+// be gone (and serve with them) well within half a second.
+const defaultStopGrace = 300 * time.Millisecond
 
 func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	var f serveFlags
@@ -69,6 +77,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
+	fs.DurationVar(&f.stopGrace, "stop-grace", defaultStopGrace, "when serve stops (end of input, SIGINT, SIGTERM): how long each server has to exit after its stdin closes; its process group gets SIGTERM at half of it and SIGKILL at the end")
 	fs.IntVar(&f.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "for --transport http: refuse new client sessions (503) while this many are live (0: no limit)")
 	assumeCaps := fs.String("assume-client-capabilities", "none", "what a server that starts before any client has connected is told the client can do: none, or a comma-separated list of "+strings.Join(gateway.ClientCapabilityNames, ", ")+" (a server lists some tools only for clients that have them; later servers are told what the connected clients have)")
 	if err := fs.Parse(args); err != nil {
@@ -86,6 +95,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	if f.maxNameLength < 0 || f.maxNameLength > 0 && f.maxNameLength < actors.MinMaxNameLength {
 		return f, fmt.Errorf("--max-name-length %d: use 0 (no bound) or at least %d (%d for the client's wrapping, the rest for a shortened prefix and name)",
 			f.maxNameLength, actors.MinMaxNameLength, actors.ClientNameAllowance)
+	}
+	if f.stopGrace <= 0 {
+		return f, fmt.Errorf("--stop-grace %s: give a positive duration such as %s", f.stopGrace, defaultStopGrace)
 	}
 	var err error
 	if f.names, err = gateway.ParseNames(*names); err != nil {
@@ -178,7 +190,10 @@ func serveCommand(ctx context.Context, args []string, io IO) int {
 		return code
 	}
 	relay := &gateway.Relay{Default: f.assumeCaps}
-	sup, err := actors.Start(f.serveOptions(log, tp, ep.token.value, relay, io))
+	opts := f.serveOptions(log, tp, ep.token.value, relay, io)
+	stopKeeper := startKeeper("serve", &opts, io)
+	defer stopKeeper() // after the Supervisor's Close: every group is gone
+	sup, err := actors.Start(opts)
 	if err != nil {
 		ep.close()
 		return finalCode(io, "serve", err)
@@ -224,6 +239,7 @@ func (f serveFlags) serveOptions(log *zap.Logger, tp trace.TracerProvider, token
 	opts.Environ = func() []string { return append(serverEnviron(), mark) }
 	opts.Secrets = []string{token}
 	opts.TracerProvider = tp
+	opts.CloseGrace = f.stopGrace
 	relay.Install(&opts)
 	return opts
 }

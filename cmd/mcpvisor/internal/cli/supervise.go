@@ -6,6 +6,9 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
+
+	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/cmd/mcpvisor/internal/keeper"
 )
 
 // What run and serve share: both supervise servers in-process, with a
@@ -29,6 +32,30 @@ func prelude(ctx context.Context, command string, f configFlags, io IO) (log *za
 		flushTraces()
 		_ = log.Sync()
 	}, ExitOK
+}
+
+// startKeeper starts the keeper of a supervising command's servers and
+// hands it their process groups (opts.ProcessGroups), so that they die
+// with the command even if it is killed (package keeper). Without one (no
+// executable, or it failed to start, which is said) a SIGKILL of the
+// command still kills each server on Linux, by its parent-death signal,
+// but not what the server started. stop ends the keeper once the
+// Supervisor has closed.
+func startKeeper(command string, opts *actors.Options, io IO) (stop func()) {
+	if io.Executable == "" {
+		return func() {}
+	}
+	k, err := keeper.Start(io.Executable)
+	if err != nil {
+		fmt.Fprintf(io.Stderr, "mcpvisor %s: warning: %v; if mcpvisor is killed, what its servers started may outlive it\n", command, err)
+		return func() {}
+	}
+	opts.ProcessGroups = k.Track
+	return func() {
+		if err := k.Close(); err != nil {
+			fmt.Fprintf(io.Stderr, "mcpvisor %s: warning: %v\n", command, err)
+		}
+	}
 }
 
 // usageError prints err as a command's usage error.
