@@ -74,8 +74,8 @@ func runInspector(t *testing.T, ctx context.Context, call inspectorCall, target 
 // `mcpvisor serve`) for every command, gets from each one-shot through
 // serve what it gets from server-everything directly, on the first try:
 // tools/list, tools/call, prompts/get and resources/read, with a cold
-// catalog cache and with a warm one (the same cache, filled by the cold
-// run), on stdio (the Inspector launches serve; the config comes in
+// catalog cache and with a warm one (filled by a tools/list one-shot
+// before), on stdio (the Inspector launches serve; the config comes in
 // MCPVISOR_CONFIG, as the Inspector keeps --config for itself) and on
 // streamable HTTP (serve started just before; --no-auth, as the
 // Inspector 0.15 sends no headers).
@@ -106,28 +106,57 @@ func TestInspector_OneShotsMatchDirect(t *testing.T) {
 		},
 	}
 	for _, transport := range []string{"stdio", "http"} {
-		for _, call := range inspectorCalls {
-			t.Run(transport+"/"+call.method, func(t *testing.T) {
-				t.Parallel()
-				cfg, cache := writeServers(t), t.TempDir()
-				for _, run := range []string{"cold", "warm"} {
-					t.Run(run, func(t *testing.T) {
-						if run == "warm" {
-							requireCatalogCached(t, cache)
-						}
-						ctx := testctx.WithTimeout(t, matrixTimeout)
-						got, ok := runInspector(t, ctx, call, targets[transport](t, cfg, cache)...)
-						if !ok {
-							return
-						}
-						if diff := cmp.Diff(indent(direct[call.method]), indent(got)); diff != "" {
-							t.Errorf("%s through serve differs from direct (-direct +gateway):\n%s", call.method, diff)
-						}
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			cfg := writeServers(t)
+			check := func(t *testing.T, call inspectorCall, cache string) {
+				ctx := testctx.WithTimeout(t, matrixTimeout)
+				got, ok := runInspector(t, ctx, call, targets[transport](t, cfg, cache)...)
+				if !ok {
+					return
+				}
+				if diff := cmp.Diff(indent(direct[call.method]), indent(got)); diff != "" {
+					t.Errorf("%s through serve differs from direct (-direct +gateway):\n%s", call.method, diff)
+				}
+			}
+			t.Run("cold", func(t *testing.T) {
+				for _, call := range inspectorCalls {
+					t.Run(call.method, func(t *testing.T) {
+						t.Parallel()
+						check(t, call, t.TempDir())
 					})
 				}
 			})
-		}
+			t.Run("warm", func(t *testing.T) {
+				cache := t.TempDir()
+				t.Run("prime", func(t *testing.T) {
+					primeCache(t, testctx.WithTimeout(t, matrixTimeout), targets[transport](t, cfg, cache), cache)
+				})
+				if t.Failed() {
+					return
+				}
+				for _, call := range inspectorCalls {
+					t.Run(call.method, func(t *testing.T) {
+						t.Parallel()
+						check(t, call, cache)
+					})
+				}
+			})
+		})
 	}
+}
+
+// primeCache fills a warm run's catalog cache: a tools/list one-shot
+// through target (lists wait for the servers to start, so the catalog is
+// then cached), then a check that the cache holds an entry. It runs in a
+// subtest of its own, whose cleanup stops an HTTP gateway it started.
+func primeCache(t *testing.T, ctx context.Context, target []string, cache string) {
+	t.Helper()
+	args := append(append([]string{inspectorCLI, "--cli"}, target...), "--method", "tools/list")
+	if out := runClient(ctx, t.TempDir(), clientEnv(), nodeBin, args...); out.err != nil {
+		t.Fatalf("priming the cache with a tools/list one-shot: %v\nstderr:\n%s", out.err, out.stderr)
+	}
+	requireCatalogCached(t, cache)
 }
 
 // requireCatalogCached fails the test unless the cache directory holds a
