@@ -35,12 +35,12 @@ func TestClaudeCode_MCPListConnected(t *testing.T) {
 	// The arguments of `claude mcp add --scope user` for each transport.
 	transports := map[string]func(t *testing.T) []string{
 		"stdio": func(t *testing.T) []string {
-			return []string{"mcpvisor", "--", bin, "serve", "--names", "bare", "--cache-dir", t.TempDir(), "--config", writeServers(t)}
+			return []string{"mcpvisor", "--", bin, "serve", "--names", "bare", "--cache-dir", cacheDir(t), "--config", writeServers(t)}
 		},
 		"http": func(t *testing.T) []string {
 			tokenFile, token := writeToken(t)
 			endpoint := startServeHTTP(t, testctx.WithTimeout(t, matrixTimeout),
-				"--names", "bare", "--token-file", tokenFile, "--cache-dir", t.TempDir(), "--config", writeServers(t))
+				"--names", "bare", "--token-file", tokenFile, "--cache-dir", cacheDir(t), "--config", writeServers(t))
 			return []string{"--transport", "http", "mcpvisor", endpoint, "--header", "Authorization: Bearer " + token}
 		},
 	}

@@ -123,12 +123,12 @@ func TestInspector_OneShotsMatchDirect(t *testing.T) {
 				for _, call := range inspectorCalls {
 					t.Run(call.method, func(t *testing.T) {
 						t.Parallel()
-						check(t, call, t.TempDir())
+						check(t, call, cacheDir(t))
 					})
 				}
 			})
 			t.Run("warm", func(t *testing.T) {
-				cache := t.TempDir()
+				cache := cacheDir(t)
 				t.Run("prime", func(t *testing.T) {
 					primeCache(t, testctx.WithTimeout(t, matrixTimeout), targets[transport](t, cfg, cache), cache)
 				})

@@ -149,3 +149,21 @@ func startServeHTTP(t *testing.T, ctx context.Context, args ...string) (endpoint
 	}
 	return endpoint
 }
+
+// cacheDir is a fresh catalog cache directory for one gateway. It is not
+// a t.TempDir: a stdio gateway may outlive the client that launched it by
+// its stop grace and write its cache meanwhile, which would fail the
+// test's removal of its TempDir. It lives under XDG_CACHE_HOME, the
+// package's temporary directory (MainWithBinary), removed after the run.
+func cacheDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("XDG_CACHE_HOME")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, "matrix-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

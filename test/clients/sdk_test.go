@@ -72,7 +72,7 @@ func TestSDK_ServeMatchesDirect(t *testing.T) {
 		t.Parallel()
 		ctx := testctx.WithTimeout(t, matrixTimeout)
 		gateway := runSDK(t, ctx, sdkTarget{Command: bin, Args: []string{
-			"serve", "--names", "bare", "--cache-dir", t.TempDir(), "--config", writeServers(t),
+			"serve", "--names", "bare", "--cache-dir", cacheDir(t), "--config", writeServers(t),
 		}})
 		compareTranscripts(t, direct, gateway)
 	})
@@ -81,7 +81,7 @@ func TestSDK_ServeMatchesDirect(t *testing.T) {
 		ctx := testctx.WithTimeout(t, matrixTimeout)
 		tokenFile, token := writeToken(t)
 		endpoint := startServeHTTP(t, ctx, "--names", "bare", "--token-file", tokenFile,
-			"--cache-dir", t.TempDir(), "--config", writeServers(t))
+			"--cache-dir", cacheDir(t), "--config", writeServers(t))
 		gateway := runSDK(t, ctx, sdkTarget{URL: endpoint, Headers: map[string]string{"Authorization": "Bearer " + token}})
 		compareTranscripts(t, direct, gateway)
 	})
