@@ -28,8 +28,10 @@ const samplingReply = { model: 'matrix-model', role: 'assistant', content: { typ
 const formReply = { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 7 } };
 const urlReply = { action: 'accept' };
 
-// wire records every message the server sends, in arrival order.
+// wire records every message the server sends, in arrival order; each of
+// waiters is called with every message that arrives.
 const wire = [];
+const waiters = new Set();
 function tap(transport) {
   let handler;
   Object.defineProperty(transport, 'onmessage', {
@@ -38,6 +40,7 @@ function tap(transport) {
     set: (h) => {
       handler = h && ((message, extra) => {
         wire.push(message);
+        for (const w of [...waiters]) w(message);
         h(message, extra);
       });
     },
@@ -85,16 +88,26 @@ async function step(name, op, keep = () => false) {
   transcript.push(entry);
 }
 
-// waitFor resolves when the server has sent a message matching pred.
+// waitFor resolves when the server has sent a message matching pred, and
+// fails after ms.
 function waitFor(pred, what, ms = 15000) {
+  if (wire.some(pred)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const deadline = Date.now() + ms;
-    const poll = () => {
-      if (wire.some(pred)) return resolve();
-      if (Date.now() > deadline) return reject(new Error(`no ${what} within ${ms} ms`));
-      setTimeout(poll, 20);
+    const done = () => {
+      waiters.delete(check);
+      clearTimeout(timer);
     };
-    poll();
+    const check = (m) => {
+      if (pred(m)) {
+        done();
+        resolve();
+      }
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no ${what} within ${ms} ms`));
+    }, ms);
+    waiters.add(check);
   });
 }
 

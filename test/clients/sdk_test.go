@@ -67,6 +67,7 @@ func TestSDK_ServeMatchesDirect(t *testing.T) {
 	t.Parallel()
 	ctx := testctx.WithTimeout(t, matrixTimeout)
 	direct := runSDK(t, ctx, sdkTarget{Command: nodeBin, Args: []string{everythingJS, "stdio"}})
+	checkBaseline(t, direct)
 
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
@@ -104,5 +105,38 @@ func compareTranscripts(t *testing.T, direct, gateway transcript) {
 		if diff := cmp.Diff(indent(want), indent(got)); diff != "" {
 			t.Errorf("step %q: through serve differs from direct (-direct +gateway):\n%s", name, diff)
 		}
+	}
+}
+
+// The direct session's steps that answer with a JSON-RPC error, by design.
+var errorSteps = map[string]bool{"get args-prompt, argument missing": true, "read an unknown resource": true}
+
+// The direct session's steps that must carry what they exist to show.
+var stepMustHave = map[string]string{
+	"updates on":         "notifications",
+	"progress":           "notifications",
+	"sampling":           "serverRequests",
+	"elicitation (form)": "serverRequests",
+	"elicitation (url)":  "serverRequests",
+}
+
+// checkBaseline fails the test unless the direct session went as
+// scripted: a step that failed or saw nothing directly would compare equal
+// to one that fails the same way through the gateway, and prove nothing.
+func checkBaseline(t *testing.T, direct transcript) {
+	t.Helper()
+	for _, name := range direct.names {
+		step := direct.steps[name]
+		if e, failed := step.get("sdkError"); failed && !errorSteps[name] {
+			t.Fatalf("direct session: step %q failed: %v", name, e)
+		}
+		if field, ok := stepMustHave[name]; ok {
+			if _, has := step.get(field); !has {
+				t.Fatalf("direct session: step %q has no %s:\n%s", name, field, indent(step))
+			}
+		}
+	}
+	if len(direct.names) == 0 {
+		t.Fatal("direct session: no steps")
 	}
 }
