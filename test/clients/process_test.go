@@ -144,6 +144,12 @@ func startServeHTTP(t *testing.T, ctx context.Context, args ...string) (endpoint
 	})
 	select {
 	case endpoint = <-found:
+	case <-copied:
+		select {
+		case endpoint = <-found: // said where, then stopped: the client will say
+		default:
+			t.Fatalf("mcpvisor serve exited before it listened; stderr:\n%s", stderr)
+		}
 	case <-ctx.Done():
 		t.Fatalf("mcpvisor serve never said where it listens; stderr:\n%s", stderr)
 	}

@@ -52,6 +52,13 @@ func runSDK(t *testing.T, ctx context.Context, target sdkTarget) transcript {
 	return tr
 }
 
+// sdkCapabilities tells serve what sdk-session.mjs's client offers
+// (sampling, and elicitation in form and URL mode): server-everything
+// starts with serve, before any client has connected, and is told the
+// configured default (docs/gateway.md), none unless said. This is the setup
+// docs/clients.md gives a client that has these capabilities.
+var sdkCapabilities = [2]string{"--assume-client-capabilities", "sampling,elicitation,elicitation-url"}
+
 // The TypeScript SDK's Client sees through `mcpvisor serve --names bare`
 // what it sees against server-everything directly: the same initialize
 // (but for the gateway's identity), lists, tool results (text, structured
@@ -73,7 +80,7 @@ func TestSDK_ServeMatchesDirect(t *testing.T) {
 		t.Parallel()
 		ctx := testctx.WithTimeout(t, matrixTimeout)
 		gateway := runSDK(t, ctx, sdkTarget{Command: bin, Args: []string{
-			"serve", "--names", "bare", "--cache-dir", cacheDir(t), "--config", writeServers(t),
+			"serve", "--names", "bare", sdkCapabilities[0], sdkCapabilities[1], "--cache-dir", cacheDir(t), "--config", writeServers(t),
 		}})
 		compareTranscripts(t, direct, gateway)
 	})
@@ -81,7 +88,7 @@ func TestSDK_ServeMatchesDirect(t *testing.T) {
 		t.Parallel()
 		ctx := testctx.WithTimeout(t, matrixTimeout)
 		tokenFile, token := writeToken(t)
-		endpoint := startServeHTTP(t, ctx, "--names", "bare", "--token-file", tokenFile,
+		endpoint := startServeHTTP(t, ctx, "--names", "bare", sdkCapabilities[0], sdkCapabilities[1], "--token-file", tokenFile,
 			"--cache-dir", cacheDir(t), "--config", writeServers(t))
 		gateway := runSDK(t, ctx, sdkTarget{URL: endpoint, Headers: map[string]string{"Authorization": "Bearer " + token}})
 		compareTranscripts(t, direct, gateway)
