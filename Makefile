@@ -8,15 +8,21 @@ build:
 	$(GO) build -o bin/mcpvisor ./cmd/mcpvisor
 
 # The README's test command: installs the npm servers the conformance
-# tests supervise (npm ci, when the lockfile is newer than the install),
-# then runs every test with the race detector.
+# tests supervise and the clients the compatibility matrix runs (test/clients:
+# the TypeScript SDK, the MCP Inspector, Claude Code and Node 22), with npm
+# ci when a lockfile is newer than its install, then runs every test with
+# the race detector.
 NPM_STAMP := test/conformance/node_modules/.package-lock.json
+CLIENTS_STAMP := test/clients/node_modules/.package-lock.json
 
-test: $(NPM_STAMP)
+test: $(NPM_STAMP) $(CLIENTS_STAMP)
 	$(GO) test -race -count=1 $(PKGS)
 
 $(NPM_STAMP): test/conformance/package-lock.json test/conformance/package.json
 	cd test/conformance && npm ci --no-audit --no-fund --loglevel=error
+
+$(CLIENTS_STAMP): test/clients/package-lock.json test/clients/package.json
+	cd test/clients && npm ci --no-audit --no-fund --loglevel=error
 
 demo: build
 	bin/mcpvisor run --config docs/examples/demo.mcp.json

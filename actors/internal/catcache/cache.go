@@ -200,7 +200,7 @@ func (c *Cache) apply(file string, op cacheOp) {
 		return
 	}
 	data, err := json.Marshal(op.entry)
-	if err == nil && op.secrets.Contains(string(data)) {
+	if err == nil && op.secrets.Contains(op.entry.listed()) {
 		c.log.Warn("catalog holds a value of the server's config (env, header, URL), of mcpvisor's environment or a token; not cached", zap.String("server", op.entry.Server))
 		c.drop(file)
 		return

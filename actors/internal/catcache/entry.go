@@ -50,6 +50,24 @@ func (e *cacheEntry) catalog() reconciler.CachedCatalog {
 		Tools: e.Tools, Prompts: e.Prompts, Resources: e.Resources, Templates: e.Templates}
 }
 
+// listed is what the server listed, as JSON text: what the secrets check
+// looks at. Not the config file's path (Source) nor the key: they say where
+// the entry came from, and the path is often a value of mcpvisor's own
+// environment (MCPVISOR_CONFIG=FILE), which would keep every catalog of
+// that file out of the cache.
+func (e *cacheEntry) listed() string {
+	data, err := json.Marshal(struct {
+		Tools     []messages.Tool             `json:"tools"`
+		Prompts   []messages.Prompt           `json:"prompts"`
+		Resources []messages.Resource         `json:"resources"`
+		Templates []messages.ResourceTemplate `json:"resourceTemplates"`
+	}{e.Tools, e.Prompts, e.Resources, e.Templates})
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
 // cacheFile is the file name of a server's entry: readable, and unique
 // per server name and declaring config file.
 func cacheFile(server, source string) string {

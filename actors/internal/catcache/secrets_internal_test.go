@@ -36,3 +36,20 @@ func TestCatalogCache_RefusesAnInheritedValue(t *testing.T) {
 		}
 	}
 }
+
+// The config file's path is where the entry came from, not part of the
+// catalog: a catalog is cached though mcpvisor's environment holds that
+// path (MCPVISOR_CONFIG=FILE, the way the MCP Inspector CLI configures
+// `serve`). Before, the whole entry was checked, path included, and no
+// catalog of a config named by MCPVISOR_CONFIG was ever cached.
+func TestCatalogCache_ConfigPathInTheEnvironmentIsNotASecret(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	entry := entryFor("everything", 10)
+	runCache(t, dir, MaxEntryBytes, MaxTotalBytes, zap.NewNop(), func(c *Cache) {
+		c.Store(specFor("everything"), entry, []string{entry.Source})
+	})
+	if got := cachedFiles(t, dir); len(got) != 1 || got[0] != cacheFile("everything", entry.Source) {
+		t.Errorf("files %v, want everything's", got)
+	}
+}
