@@ -69,8 +69,8 @@ type Gateway struct {
 
 	mu sync.Mutex // guards the indexes; Run is their only writer
 	// One index per kind: what each server claims and what is exposed.
-	tools     *index[*mcp.Tool]
-	prompts   *index[prompt]
+	tools   *index[*mcp.Tool]
+	prompts *index[prompt]
 	// longNames holds the names already reported as shortened or too
 	// long (names.go), so that each is reported once.
 	longNames map[string]struct{}
