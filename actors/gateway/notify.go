@@ -46,7 +46,7 @@ func sentinelPromptHandler(_ context.Context, req *mcp.GetPromptRequest) (*mcp.G
 }
 
 func sentinelResourceHandler(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	return nil, resourceNotFound(req.Params.URI)
 }
 
 // announce has the go-sdk send kind's list_changed to every client that

@@ -142,13 +142,13 @@ func (g *Gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	uri := req.Params.URI
 	server, mimeType, listed := g.resourceRoute(uri)
 	if !listed && !g.anyStarting() {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	ctx, opts := callOptions(ctx, req.Session, req.Params, clientCapabilities(req))
 	res, err := g.src.ReadResource(ctx, uri, opts...)
 	what := fmt.Sprintf("resource %q", uri)
 	if err != nil && !listed && errors.Is(err, actors.ErrUnknownResource) {
-		return nil, mcp.ResourceNotFoundError(uri) // no server listed it once up
+		return nil, resourceNotFound(uri) // no server listed it once up
 	}
 	if err != nil {
 		if ctx.Err() == nil {
