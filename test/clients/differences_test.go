@@ -57,6 +57,20 @@ var expectedDifferences = []difference{
 		}),
 	},
 	{
+		what: "a read of a URI no server lists: the gateway's own not-found",
+		why: "no server lists the URI, so the gateway cannot know which to ask and answers itself, in the go-sdk's " +
+			"form (the URI in data) with the URI in the message as the server's own message has it; the code " +
+			"and the URI the user sees are compared",
+		normalize: onErrors("read an unknown resource", notFoundNamingItsURI),
+	},
+	{
+		what: "tasks (2025-11-25): the tasks capability and each tool's execution.taskSupport",
+		why: "serve does not relay tasks yet (planned with the rest of MCP 2026-07-28): it advertises no tasks " +
+			"capability, and without it a client makes no task-augmented call, so a tool's task hint would change " +
+			"nothing; everything else of initialize and tools/list is compared",
+		normalize: withoutTasks,
+	},
+	{
 		what: "the clock in server-everything's dynamic resources",
 		why:  "it stamps each dynamic text or blob with the time it made it (\"created at 4:07:41 PM\")",
 		normalize: func(_ string, e object, _ bool) object {
@@ -215,4 +229,76 @@ func unclock(key string, v any) any {
 		}
 	}
 	return clock.ReplaceAllString(s, "created at TIME")
+}
+
+// onErrors applies f to every JSON-RPC error of step's responses, and to
+// the error the SDK raised for it.
+func onErrors(step string, f func(message string) string) func(string, object, bool) object {
+	return func(s string, e object, _ bool) object {
+		if s != step {
+			return e
+		}
+		if msg, ok := e.get("sdkError"); ok {
+			if msg, ok := msg.(string); ok {
+				e = e.with("sdkError", f(msg))
+			}
+		}
+		return mapResponses(e, func(resp object) object {
+			errObj, ok := resp.get("error")
+			if !ok {
+				return resp
+			}
+			o, ok := errObj.(object)
+			if !ok {
+				return resp
+			}
+			if msg, ok := o.get("message"); ok {
+				if msg, ok := msg.(string); ok {
+					o = o.with("message", f(msg))
+				}
+			}
+			return resp.with("error", o.without("data"))
+		})
+	}
+}
+
+// notFoundNamingItsURI is a not-found message reduced to whether it names
+// the URI the step reads.
+func notFoundNamingItsURI(msg string) string {
+	const uri = "demo://resource/static/document/no-such-file.md"
+	if strings.Contains(msg, uri) && strings.Contains(strings.ToLower(msg), "not found") {
+		return "not found, naming " + uri
+	}
+	return msg
+}
+
+// withoutTasks removes the tasks capability from initialize and the
+// execution hint from each listed tool.
+func withoutTasks(step string, e object, viaGateway bool) object {
+	switch step {
+	case "initialize":
+		return onResult(step, func(r object) object {
+			if caps, ok := r.get("capabilities"); ok {
+				if caps, ok := caps.(object); ok {
+					r = r.with("capabilities", caps.without("tasks"))
+				}
+			}
+			return r
+		})(step, e, viaGateway)
+	case "tools/list":
+		return onResult(step, func(r object) object {
+			tools, ok := r.get("tools")
+			if !ok {
+				return r
+			}
+			arr := slices.Clone(tools.([]any))
+			for i, t := range arr {
+				if t, ok := t.(object); ok {
+					arr[i] = t.without("execution")
+				}
+			}
+			return r.with("tools", arr)
+		})(step, e, viaGateway)
+	}
+	return e
 }

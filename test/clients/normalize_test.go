@@ -56,3 +56,26 @@ func mustOrdered(t *testing.T, text string) object {
 	}
 	return v.(object)
 }
+
+// The not-found difference hides only how the message is worded and the
+// data: a gateway message without the URI, or another code, still shows.
+func TestExpectedDifferences_NotFoundMustStillNameTheURI(t *testing.T) {
+	t.Parallel()
+	const step = "read an unknown resource"
+	const direct = `{"responses": [{"error": {"code": -32602, "message": "MCP error -32602: Resource demo://resource/static/document/no-such-file.md not found"}}]}`
+	cases := []struct {
+		name, gateway string
+		equal         bool
+	}{
+		{"the URI in message and data", `{"responses": [{"error": {"code": -32602, "data": {"uri": "demo://resource/static/document/no-such-file.md"}, "message": "Resource demo://resource/static/document/no-such-file.md not found"}}]}`, true},
+		{"the URI in data only", `{"responses": [{"error": {"code": -32602, "data": {"uri": "demo://resource/static/document/no-such-file.md"}, "message": "Resource not found"}}]}`, false},
+		{"another code", `{"responses": [{"error": {"code": -32603, "message": "Resource demo://resource/static/document/no-such-file.md not found"}}]}`, false},
+	}
+	want := normalizeStep(step, mustOrdered(t, direct), false)
+	for _, c := range cases {
+		got := normalizeStep(step, mustOrdered(t, c.gateway), true)
+		if equal := indent(want) == indent(got); equal != c.equal {
+			t.Errorf("%s: equal = %v, want %v\ndirect:\n%s\ngateway:\n%s", c.name, equal, c.equal, indent(want), indent(got))
+		}
+	}
+}
