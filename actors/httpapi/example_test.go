@@ -71,7 +71,7 @@ func Example() {
 	fmt.Println("tools:", get("/api/v1/tools"))
 	// Output:
 	// healthz: 200 {"status":"ok"}
-	// tools: 200 {"tools":[{"name":"notes__echo","server":"notes","prefix":"notes","tool":"echo","description":"Echoes a message.","inputSchema":{"additionalProperties":false,"properties":{"message":{"type":"string"}},"required":["message"],"type":"object"}}]}
+	// tools: 200 {"tools":[{"name":"notes__echo","server":"notes","prefix":"notes","tool":"echo","description":"Echoes a message.","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}}]}
 }
 
 // waitReady follows sup's events until server is ready.
