@@ -232,7 +232,9 @@ func TestGateway_NoNameBoundWarnsOfClaudeCode(t *testing.T) {
 
 // TestGateway_CallOfAShortenedNameFindsItsStartingServer: before a
 // server's tools arrive, a call of a shortened name is still traced to
-// its server by the shortened prefix (it is not an unknown tool).
+// its server by the shortened prefix (it is not an unknown tool) and goes
+// to the Source under the server's own prefix, where it waits for the
+// server to start (early.go).
 func TestGateway_CallOfAShortenedNameFindsItsStartingServer(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
@@ -250,7 +252,7 @@ func TestGateway_CallOfAShortenedNameFindsItsStartingServer(t *testing.T) {
 	if err == nil {
 		answer = text(t, res)
 	}
-	if strings.Contains(answer, "unknown tool") || !strings.Contains(answer, `"desktop-commander"`) {
-		t.Fatalf("call of %s answered %q, want an answer about the server desktop-commander", short, answer)
+	if want := "called desktop-commander__" + feedback; answer != want {
+		t.Fatalf("call of %s answered %q, want %q: the Source asked under the server's own prefix", short, answer, want)
 	}
 }
