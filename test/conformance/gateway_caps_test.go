@@ -57,7 +57,33 @@ func startEverythingGateway(ctx context.Context, t *testing.T, relay *gateway.Re
 		}
 	})
 	rec.WaitState(ctx, 0, "everything", messages.StateReady)
+	waitGatewayLists(ctx, t, gw)
 	return gw
+}
+
+// waitGatewayLists returns once gw lists tools: the server is ready, but
+// the gateway applies its catalog on its own goroutine, so a client that
+// lists at once may still see none. A probe client waits for the
+// gateway's tools/list_changed, which follows the catalog.
+func waitGatewayLists(ctx context.Context, t *testing.T, gw *gateway.Gateway) {
+	t.Helper()
+	changed := make(chan struct{}, 1)
+	probe := gatewayClient(ctx, t, gw, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	for len(toolNames(ctx, t, probe)) == 0 {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("the gateway never listed the server's tools")
+		}
+	}
+	_ = probe.Close()
 }
 
 // gatewayClient connects a client with these options to gw in memory,
