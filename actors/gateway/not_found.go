@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // resourceNotFound is the gateway's own answer to a read of a URI that no
@@ -15,7 +14,7 @@ import (
 // through unchanged (errors.go).
 func resourceNotFound(uri string) error {
 	return &jsonrpc.Error{
-		Code:    mcp.CodeResourceNotFound,
+		Code:    jsonrpc.CodeInvalidParams,
 		Message: fmt.Sprintf("Resource %s not found", uri),
 		Data:    fmt.Appendf(nil, `{"uri":%q}`, uri),
 	}

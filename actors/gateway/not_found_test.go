@@ -28,8 +28,8 @@ func TestGateway_ResourceNotFoundNamesTheURI(t *testing.T) {
 		t.Fatalf("read of %s: %v, want a JSON-RPC error", uri, err)
 	}
 	var data struct{ URI string }
-	if wire.Code != mcp.CodeResourceNotFound || !strings.Contains(wire.Message, uri) || json.Unmarshal(wire.Data, &data) != nil || data.URI != uri {
+	if wire.Code != jsonrpc.CodeInvalidParams || !strings.Contains(wire.Message, uri) || json.Unmarshal(wire.Data, &data) != nil || data.URI != uri {
 		t.Errorf("read of %s: code %d, message %q, data %s; want code %d, the URI in the message and in data",
-			uri, wire.Code, wire.Message, wire.Data, mcp.CodeResourceNotFound)
+			uri, wire.Code, wire.Message, wire.Data, jsonrpc.CodeInvalidParams)
 	}
 }
