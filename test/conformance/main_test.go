@@ -14,8 +14,6 @@
 package conformance_test
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,12 +68,6 @@ func locateServers() error {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
 		return fmt.Errorf("%s is missing: %s", filepath.Join(dir, "node_modules"), installHint)
 	}
-	var manifest struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	if err := readJSON(filepath.Join(dir, "package.json"), &manifest); err != nil {
-		return err
-	}
 	entry := map[string]*string{
 		"@modelcontextprotocol/server-everything":          &everythingJS,
 		"@modelcontextprotocol/server-filesystem":          &filesystemJS,
@@ -83,38 +75,9 @@ func locateServers() error {
 		"@modelcontextprotocol/server-sequential-thinking": &thinkingJS,
 	}
 	for pkg, path := range entry {
-		want, ok := manifest.Dependencies[pkg]
-		if !ok {
-			return fmt.Errorf("package.json does not pin %s", pkg)
+		if *path, err = testkit.PinnedNPMEntry(dir, pkg, "dist/index.js"); err != nil {
+			return fmt.Errorf("%w: %s", err, installHint)
 		}
-		pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))
-		var installed struct {
-			Version string `json:"version"`
-		}
-		if err := readJSON(filepath.Join(pkgDir, "package.json"), &installed); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("%s is not installed under %s: %s", pkg, filepath.Join(dir, "node_modules"), installHint)
-			}
-			return err
-		}
-		if installed.Version != want {
-			return fmt.Errorf("%s %s is installed, package.json pins %s: %s", pkg, installed.Version, want, installHint)
-		}
-		*path = filepath.Join(pkgDir, "dist", "index.js")
-		if _, err := os.Stat(*path); err != nil {
-			return fmt.Errorf("%s: %v: %s", pkg, err, installHint)
-		}
-	}
-	return nil
-}
-
-func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
