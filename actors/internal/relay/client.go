@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
 )
 
 // ClientOptions are the go-sdk client options of one session: the
@@ -83,7 +85,11 @@ func (r *Relay) ElicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		if er, ok := req.(*mcp.ElicitRequest); ok && er.Params != nil {
-			return r.onElicitation(ctx, er)
+			res, raw, err := r.elicit(ctx, er)
+			if raw != nil {
+				return &rawElicitResult{ElicitResult: res, raw: raw}, nil
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
@@ -106,16 +112,27 @@ func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest
 // onElicitation relays an elicitation request, if admitted, naming its
 // server.
 func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	res, _, err := r.elicit(reqCtx, req)
+	return res, err
+}
+
+// elicit is onElicitation, plus the client's answer as it sent it when
+// its bytes were captured (elicit_verbatim.go): the server gets those.
+func (r *Relay) elicit(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, json.RawMessage, error) {
 	ctx, inCall, done := r.callContext(reqCtx)
 	defer done()
 	if err := r.admit(inCall, "elicitation/create"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := r.deps.Handlers.Elicitation(ctx, r.server, attributedElicit(req.Params, r.server))
+	ctx, answer := verbatim.Capture(ctx)
+	res, err := r.deps.Handlers.Elicitation(ctx, r.server, r.verbatimSchema(attributedElicit(req.Params, r.server), req.Params))
+	if raw := answer.Result("elicitation/create"); raw != nil {
+		return res, raw, nil
+	}
 	if err != nil {
-		return nil, withCode(fmt.Errorf("elicitation for %q: %w", r.server, err))
+		return nil, nil, withCode(fmt.Errorf("elicitation for %q: %w", r.server, err))
 	}
-	return res, nil
+	return res, nil, nil
 }
 
 // admit decides whether a request of the server's (method) goes on: any
