@@ -254,3 +254,43 @@ func waitTool(t *testing.T, ctx context.Context, cs *mcp.ClientSession, changed 
 		}
 	}
 }
+
+// inputFormServer is a server on 2026-07-28 whose tool "form" asks for
+// formSchema as an input request, and answers, on the retry, with the
+// content it got (its keys sorted: it is decoded).
+func inputFormServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "form", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "form", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			answer, ok := req.Params.InputResponses["who"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+					"who": &mcp.ElicitParams{Message: "who?", RequestedSchema: json.RawMessage(formSchema)},
+				}, RequestState: "s"}, nil
+			}
+			content, err := json.Marshal(answer.Content)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(content)}}}, nil
+		})
+	return srv
+}
+
+// An input request (2026-07-28) that mcpvisor answers by asking an older
+// client gets the client's answer too, without the schema's defaults.
+func TestRelay_InputRequestAnswerHasNoDefaults(t *testing.T) {
+	t.Parallel()
+	ctx := actorstest.Context(t)
+	r := startRelayRig(t, ctx, nil, inputFormServer)
+	changed := make(chan struct{}, 1)
+	cs, err := formClient(changed).Connect(ctx, gatewayTransport(t, ctx, r.gw, "stdio"), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	waitTool(t, ctx, cs, changed, "demo__form")
+	if got, want := call(t, ctx, cs, &mcp.CallToolParams{Name: "demo__form"}), `{"alpha":true,"zeta":"Ada"}`; got != want {
+		t.Errorf("the server got content %s, want the client's %s", got, want)
+	}
+}

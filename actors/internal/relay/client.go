@@ -111,8 +111,21 @@ func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest
 
 // onElicitation relays an elicitation request, if admitted, naming its
 // server.
+//
+// Its typed answer is decoded from the client's bytes when they were
+// captured: the typed value the gateway got has the schema's defaults
+// filled in (elicit_verbatim.go).
 func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	res, _, err := r.elicit(reqCtx, req)
+	res, raw, err := r.elicit(reqCtx, req)
+	if raw != nil {
+		var given mcp.ElicitResult
+		if json.Unmarshal(raw, &given) == nil {
+			return &given, nil
+		}
+		if res == nil {
+			return nil, withCode(fmt.Errorf("elicitation for %q: the client's answer is not an elicitation result: %s", r.server, raw))
+		}
+	}
 	return res, err
 }
 
