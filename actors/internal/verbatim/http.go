@@ -97,7 +97,7 @@ func (w *watcher) idle() bool { return w.done && w.requests == nil }
 
 // see looks at one JSON-RPC message.
 func (w *watcher) see(data []byte) {
-	if w.idle() {
+	if w.idle() || w.done && !mayBeKept(data) {
 		return
 	}
 	var m struct {
@@ -204,4 +204,16 @@ func (b *sseBody) bounded(buf, p []byte) []byte {
 		return buf
 	}
 	return append(buf, p...)
+}
+
+// mayBeKept: data may be a request RequestsKept names (it has the
+// method's name in it). An SSE stream's other events (results,
+// notifications) are not decoded for nothing.
+func mayBeKept(data []byte) bool {
+	for method := range RequestsKept {
+		if bytes.Contains(data, []byte(method)) {
+			return true
+		}
+	}
+	return false
 }
