@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -59,8 +60,8 @@ func (g *Gateway) elicitAnswers(next mcp.MethodHandler) mcp.MethodHandler {
 // keepAnswer keeps the result of a JSON-RPC response a client POSTed,
 // while an elicitation waits for its answer (elicitAnswers).
 func (g *Gateway) keepAnswer(body []byte) {
-	if g.eliciting.Load() == 0 || len(body) == 0 {
-		return
+	if g.eliciting.Load() == 0 || !bytes.Contains(body, []byte(`"action"`)) {
+		return // no elicitation waits, or no answer to one (a cheap look first)
 	}
 	var m struct {
 		Method string          `json:"method"`
