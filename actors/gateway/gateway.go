@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/mcpvisor/mcpvisor/actors"
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -87,6 +89,11 @@ type Gateway struct {
 	// Supervisor it follows ends, which ends the serving (nil: never).
 	mount *mount
 	ended <-chan struct{}
+
+	// eliciting counts the elicitations waiting for a client's answer;
+	// answers keeps the answers POSTed meanwhile (elicit_verbatim.go).
+	eliciting atomic.Int32
+	answers   verbatim.Recent
 }
 
 // Instructions is what the gateway tells clients about itself.
@@ -147,6 +154,7 @@ func New(src Source, logger *zap.Logger, opts ...Option) *Gateway {
 	// Innermost: lists, calls, gets and reads are answered from the
 	// indexes (list.go), or, early, by the Source (early.go).
 	g.server.AddReceivingMiddleware(g.serveFromIndex)
+	g.server.AddSendingMiddleware(g.elicitAnswers)
 	g.server.AddReceivingMiddleware(g.setLevelMiddleware)
 	if g.tracer != nil {
 		g.server.AddReceivingMiddleware(g.traced) // outermost

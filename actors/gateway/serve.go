@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors/internal/httpguard"
 	"github.com/mcpvisor/mcpvisor/actors/internal/ndjson"
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
 )
 
 // Path is where ServeListener serves MCP.
@@ -43,7 +44,9 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	// mcpvisor's own stdio connection, as for its stdio servers: it reads
 	// on the go-sdk's reader goroutine, with no buffer allocated per
 	// message (see package ndjson).
-	ss, err := g.server.Connect(ctx, &ndjson.Transport{Reader: in, Writer: nopWriteCloser{w}}, nil)
+	// Wrapped so that a client's answer to an elicitation is captured
+	// (elicit_verbatim.go).
+	ss, err := g.server.Connect(ctx, verbatim.Transport(&ndjson.Transport{Reader: in, Writer: nopWriteCloser{w}}, nil), nil)
 	if err != nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
@@ -214,9 +217,11 @@ func (g *Gateway) httpHandler(opts HTTPOptions) (http.Handler, *sessionTable, er
 		if !opts.NoAuth && !authorized(w, r, bearer, token) {
 			return
 		}
-		if !readBody(w, r, opts) {
+		body, ok := readBody(w, r, opts)
+		if !ok {
 			return
 		}
+		g.keepAnswer(body)
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= statelessFrom {
 			stateless.ServeHTTP(w, r)
 			return
@@ -265,25 +270,25 @@ func authorized(w http.ResponseWriter, r *http.Request, bearer *httpguard.Thrott
 }
 
 // readBody reads the request's body within opts.BodyTimeout and hands it
-// on from memory, or answers the error and returns false.
-func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) bool {
+// on from memory (and returns it), or answers the error and returns false.
+func readBody(w http.ResponseWriter, r *http.Request, opts HTTPOptions) ([]byte, bool) {
 	body, err := httpguard.ReadBody(w, r, opts.Clock, opts.BodyTimeout, MaxBodyBytes)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		http.Error(w, fmt.Sprintf("request body larger than %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
-		return false
+		return nil, false
 	case errors.Is(err, httpguard.ErrBodyTimeout):
 		http.Error(w, fmt.Sprintf("request body not received within %s", opts.BodyTimeout), http.StatusRequestTimeout)
-		return false
+		return nil, false
 	case err != nil:
 		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
-		return false
+		return nil, false
 	}
 	if body != nil {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	return true
+	return body, true
 }
 
 // ServeListener serves Handler(opts) on ln until ctx ends (or, for a

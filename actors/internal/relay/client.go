@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
 )
 
 // ClientOptions are the go-sdk client options of one session: the
@@ -83,7 +85,11 @@ func (r *Relay) ElicitationRelay(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ElicitResult{Action: "decline"}, nil // never advertised
 		}
 		if er, ok := req.(*mcp.ElicitRequest); ok && er.Params != nil {
-			return r.onElicitation(ctx, er)
+			res, raw, err := r.elicit(ctx, er)
+			if raw != nil {
+				return &rawElicitResult{ElicitResult: res, raw: raw}, nil
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
@@ -105,17 +111,41 @@ func (r *Relay) onSampling(reqCtx context.Context, req *mcp.CreateMessageRequest
 
 // onElicitation relays an elicitation request, if admitted, naming its
 // server.
+//
+// Its typed answer is decoded from the client's bytes when they were
+// captured: the typed value the gateway got has the schema's defaults
+// filled in (elicit_verbatim.go).
 func (r *Relay) onElicitation(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	res, raw, err := r.elicit(reqCtx, req)
+	if raw != nil {
+		var given mcp.ElicitResult
+		if json.Unmarshal(raw, &given) == nil {
+			return &given, nil
+		}
+		if res == nil {
+			return nil, withCode(fmt.Errorf("elicitation for %q: the client's answer is not an elicitation result: %s", r.server, raw))
+		}
+	}
+	return res, err
+}
+
+// elicit is onElicitation, plus the client's answer as it sent it when
+// its bytes were captured (elicit_verbatim.go): the server gets those.
+func (r *Relay) elicit(reqCtx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, json.RawMessage, error) {
 	ctx, inCall, done := r.callContext(reqCtx)
 	defer done()
 	if err := r.admit(inCall, "elicitation/create"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := r.deps.Handlers.Elicitation(ctx, r.server, attributedElicit(req.Params, r.server))
+	ctx, answer := verbatim.Capture(ctx)
+	res, err := r.deps.Handlers.Elicitation(ctx, r.server, r.verbatimSchema(attributedElicit(req.Params, r.server), req.Params))
+	if raw := answer.Result("elicitation/create"); raw != nil {
+		return res, raw, nil
+	}
 	if err != nil {
-		return nil, withCode(fmt.Errorf("elicitation for %q: %w", r.server, err))
+		return nil, nil, withCode(fmt.Errorf("elicitation for %q: %w", r.server, err))
 	}
-	return res, nil
+	return res, nil, nil
 }
 
 // admit decides whether a request of the server's (method) goes on: any

@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
+
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -47,6 +49,10 @@ type Relay struct {
 	// configRoots: its roots are its config's, not a caller's.
 	advertised  *mcp.ClientCapabilities
 	configRoots bool
+
+	// requests are the raw params of the server's elicitations, as the
+	// session's transport read them (elicit_verbatim.go).
+	requests verbatim.Recent
 
 	// counted: the connection's reads are counted (order.go), so
 	// calls can wait for what came before their response to be relayed.

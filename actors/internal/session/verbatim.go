@@ -20,7 +20,7 @@ import (
 // wrapTransport is the session's transport as requests see it: ordered
 // by the relay (order.go there), its results captured (package verbatim).
 func (s *sessionActor) wrapTransport(t mcp.Transport) mcp.Transport {
-	return verbatim.Transport(s.relay.OrderedTransport(t))
+	return verbatim.Transport(s.relay.OrderedTransport(t), s.relay.Requests())
 }
 
 // rawItems are the items of one page's raw result under key ("tools",

@@ -58,7 +58,7 @@ func TestTransport_CapturesAConnectionsResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct), nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestTransport_CapturesStreamableHTTPResults(t *testing.T) {
 			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: json})
 			hs := httptest.NewServer(h)
 			defer hs.Close()
-			tr := verbatim.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1})
+			tr := verbatim.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
 			if _, ok := tr.(*mcp.StreamableClientTransport); !ok {
 				t.Fatalf("Transport turned a streamable HTTP transport into a %T: the go-sdk needs its own type", tr)
 			}
@@ -112,7 +112,7 @@ func TestSlot_ResultIsTheLastCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct), nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,11 @@ import (
 )
 
 // Transport wraps t so that the result of every call sent under a
-// Capture context is recorded in its Slot. A streamable HTTP transport
-// keeps its type (the go-sdk needs it): its HTTP client is wrapped
-// instead (http.go).
-func Transport(t mcp.Transport) mcp.Transport {
+// Capture context is recorded in its Slot, and the params of every
+// request the server sends that RequestsKept names are added to requests
+// (if not nil; by method). A streamable HTTP transport keeps its type
+// (the go-sdk needs it): its HTTP client is wrapped instead (http.go).
+func Transport(t mcp.Transport, requests *Recent) mcp.Transport {
 	if st, ok := t.(*mcp.StreamableClientTransport); ok {
 		cp := *st // before Connect: nothing in it is in use yet
 		hc := http.Client{}
@@ -25,30 +26,39 @@ func Transport(t mcp.Transport) mcp.Transport {
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		hc.Transport = &httpCapture{base: base}
+		hc.Transport = &httpCapture{base: base, requests: requests}
 		cp.HTTPClient = &hc
 		return &cp
 	}
-	return &capturing{Transport: t}
+	return &capturing{Transport: t, requests: requests}
 }
 
-type capturing struct{ mcp.Transport }
+// RequestsKept are the methods of the server's requests whose params a
+// Transport keeps: an elicitation's requestedSchema is free-form JSON,
+// its properties' order the order of the form's fields.
+var RequestsKept = map[string]bool{"elicitation/create": true}
+
+type capturing struct {
+	mcp.Transport
+	requests *Recent
+}
 
 func (t *capturing) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Connection: c}, nil
+	return &conn{Connection: c, requests: t.requests}, nil
 }
 
 // conn records, by request id, the calls written under a Capture context,
 // and hands each one's result to its Slot when the response is read.
 type conn struct {
 	mcp.Connection
-	waiting atomic.Int32 // len(pending), read without the lock
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]call
+	requests *Recent
+	waiting  atomic.Int32 // len(pending), read without the lock
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]call
 }
 
 type call struct {
@@ -81,6 +91,9 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && c.requests != nil && RequestsKept[req.Method] {
+		c.requests.Add(req.Method, req.Params)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && c.waiting.Load() > 0 {
 		if cl, ok := c.take(resp.ID); ok && resp.Error == nil {
 			cl.slot.record(cl.method, resp.Result)

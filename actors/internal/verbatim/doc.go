@@ -21,6 +21,16 @@
 // and callers fall back to the typed value: nothing fails for want of the
 // bytes.
 //
+// A request the server sends the client (an elicitation, whose
+// requestedSchema's key order is the order of a form's fields) has no
+// caller to capture for: its handler gets typed params with no request
+// id. A Transport given a Recent adds the raw params of each such request
+// it reads (RequestsKept) to it, from the connection or from any SSE
+// stream of a streamable HTTP client, and the handler takes them back by
+// content (Take: the kept params whose typed decoding equals its own).
+// The gateway keeps its clients' answers the same way (a client's POSTed
+// response has no caller either).
+//
 // Members, Edit and Join read and edit a JSON object's top-level
 // members, keeping the order of the rest: the gateway drops what an
 // older protocol does not define and swaps in its own values.

@@ -21,21 +21,34 @@ const maxBody = mcp.DefaultMaxLineLength
 // response to it, as a JSON body or as an event of an SSE stream. It
 // reads the body only as the go-sdk does, before the go-sdk parses what
 // it read.
-type httpCapture struct{ base http.RoundTripper }
+//
+// Every SSE stream (a POST's, or the GET stream of requests outside
+// calls) is also read for the server's requests that RequestsKept names,
+// whose params go to requests.
+type httpCapture struct {
+	base     http.RoundTripper
+	requests *Recent
+}
 
 func (t *httpCapture) RoundTrip(req *http.Request) (*http.Response, error) {
 	slot := slotOf(req.Context())
-	if slot == nil || req.Method != http.MethodPost || req.GetBody == nil {
+	watchCall := slot != nil && req.Method == http.MethodPost && req.GetBody != nil
+	if !watchCall && t.requests == nil {
 		return t.base.RoundTrip(req)
 	}
-	id, method, ok := postedCall(req)
+	w := &watcher{requests: t.requests, done: !watchCall}
+	ok := false
+	if watchCall {
+		w.id, w.method, ok = postedCall(req)
+		w.slot = slot
+		w.done = !ok
+	}
 	resp, err := t.base.RoundTrip(req)
-	if err != nil || !ok {
+	if err != nil || (!ok && t.requests == nil) {
 		return resp, err
 	}
-	w := &watcher{id: id, method: method, slot: slot}
 	switch ct := resp.Header.Get("Content-Type"); {
-	case strings.HasPrefix(ct, "application/json"):
+	case strings.HasPrefix(ct, "application/json") && !w.done:
 		resp.Body = &jsonBody{ReadCloser: resp.Body, w: w}
 	case strings.HasPrefix(ct, "text/event-stream"):
 		resp.Body = &sseBody{ReadCloser: resp.Body, w: w}
@@ -68,25 +81,42 @@ func postedCall(req *http.Request) (jsonrpc.ID, string, bool) {
 	return id, m.Method, true
 }
 
-// watcher records the result of the one response it waits for.
+// watcher records the result of the one response it waits for (done
+// once seen, or if it waits for none), and the params of the requests
+// requests keeps.
 type watcher struct {
-	id     jsonrpc.ID
-	method string
-	slot   *Slot
-	done   bool
+	id       jsonrpc.ID
+	method   string
+	slot     *Slot
+	done     bool
+	requests *Recent
 }
+
+// idle: nothing more to look for.
+func (w *watcher) idle() bool { return w.done && w.requests == nil }
 
 // see looks at one JSON-RPC message.
 func (w *watcher) see(data []byte) {
-	if w.done {
+	if w.idle() || w.done && !mayBeKept(data) {
 		return
 	}
 	var m struct {
 		ID     any             `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(data, &m) != nil || m.ID == nil {
+		return
+	}
+	if m.Method != "" {
+		if w.requests != nil && RequestsKept[m.Method] {
+			w.requests.Add(m.Method, m.Params)
+		}
+		return
+	}
+	if w.done {
 		return
 	}
 	if id, err := jsonrpc.MakeID(m.ID); err != nil || id != w.id {
@@ -134,7 +164,7 @@ type sseBody struct {
 
 func (b *sseBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if !b.w.done {
+	if !b.w.idle() {
 		b.feed(p[:n])
 	}
 	return n, err
@@ -174,4 +204,16 @@ func (b *sseBody) bounded(buf, p []byte) []byte {
 		return buf
 	}
 	return append(buf, p...)
+}
+
+// mayBeKept: data may be a request RequestsKept names (it has the
+// method's name in it). An SSE stream's other events (results,
+// notifications) are not decoded for nothing.
+func mayBeKept(data []byte) bool {
+	for method := range RequestsKept {
+		if bytes.Contains(data, []byte(method)) {
+			return true
+		}
+	}
+	return false
 }
