@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvisor/mcpvisor/actors/internal/verbatim"
 )
 
 // A server sends a call's notifications/progress before its response, but
@@ -39,19 +41,10 @@ import (
 // OrderedTransport wraps t so that the relay counts what is read.
 func (r *Relay) OrderedTransport(t mcp.Transport) mcp.Transport {
 	if st, ok := t.(*mcp.StreamableClientTransport); ok {
-		cp := *st // before Connect: nothing in it is in use yet
-		hc := http.Client{}
-		if st.HTTPClient != nil {
-			hc = *st.HTTPClient
-		}
-		base := hc.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		hc.Transport = &sseCounting{base: base, relay: r}
-		cp.HTTPClient = &hc
 		r.counted.Store(true)
-		return &cp
+		return verbatim.WrapRoundTripper(st, func(base http.RoundTripper) http.RoundTripper {
+			return &sseCounting{base: base, relay: r}
+		})
 	}
 	return &readCounting{Transport: t, relay: r}
 }

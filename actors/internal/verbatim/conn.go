@@ -17,18 +17,9 @@ import (
 // (the go-sdk needs it): its HTTP client is wrapped instead (http.go).
 func Transport(t mcp.Transport, requests *Recent) mcp.Transport {
 	if st, ok := t.(*mcp.StreamableClientTransport); ok {
-		cp := *st // before Connect: nothing in it is in use yet
-		hc := http.Client{}
-		if st.HTTPClient != nil {
-			hc = *st.HTTPClient
-		}
-		base := hc.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		hc.Transport = &httpCapture{base: base, requests: requests}
-		cp.HTTPClient = &hc
-		return &cp
+		return WrapRoundTripper(st, func(base http.RoundTripper) http.RoundTripper {
+			return &httpCapture{base: base, requests: requests}
+		})
 	}
 	return &capturing{Transport: t, requests: requests}
 }
@@ -130,4 +121,24 @@ func (c *conn) take(id jsonrpc.ID) (call, bool) {
 		c.waiting.Store(int32(len(c.pending)))
 	}
 	return cl, ok
+}
+
+// WrapRoundTripper is a copy of st whose HTTP client sends through
+// wrap(the round tripper it had, or http.DefaultTransport). A streamable
+// HTTP client connection cannot be wrapped itself, so what reads its bytes
+// wraps its HTTP client. Call it before Connect: nothing in st is in use
+// yet.
+func WrapRoundTripper(st *mcp.StreamableClientTransport, wrap func(http.RoundTripper) http.RoundTripper) *mcp.StreamableClientTransport {
+	cp := *st
+	hc := http.Client{}
+	if st.HTTPClient != nil {
+		hc = *st.HTTPClient
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = wrap(base)
+	cp.HTTPClient = &hc
+	return &cp
 }
