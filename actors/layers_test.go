@@ -26,7 +26,7 @@ var mayImport = map[string][]string{
 	"actors/internal/intake":    {"actors/journal", "actors/ondisk", "watcher"},
 	"actors/internal/catcache":  {"actors/ondisk"}, // its files pass ondisk's ownership check
 	"actors/internal/session":   {"actors/internal/relay", "actors/internal/transport", "actors/internal/mcptrace", "actors/internal/verbatim", "actors/oauth"},
-	"actors/internal/relay":     {"actors/journal"},
+	"actors/internal/relay":     {"actors/journal", "actors/internal/verbatim"},
 	"actors/internal/transport": {"actors/internal/ndjson", "actors/oauth", "actors/ondisk"},
 	"actors/internal/ndjson":    nil,
 	"actors/internal/verbatim":  nil, // the bytes of upstream results: the session captures, the gateway sends them
