@@ -6,18 +6,22 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 )
 
 // How a server process ended, in words a user can act on.
 
 // ClosedByServer reports whether a handshake failed because the server's
-// end of the connection closed (its stdout reached end of file), rather
-// than because the client gave up on it (garbage on stdout, a protocol
-// error), after which the process exits too. The go-sdk flattens the read
-// error into text ("client is closing: EOF"), so the text is checked as
-// well as the chain.
+// end of the connection closed (its stdout reached end of file, or its
+// stdin was gone when initialize was written: a server that exits at once,
+// before mcpvisor writes, makes the write fail with EPIPE), rather than
+// because the client gave up on it (garbage on stdout, a protocol error),
+// after which the process exits too. The go-sdk flattens the error into
+// text ("client is closing: EOF", "client is closing: write |1: broken
+// pipe"), so the text is checked as well as the chain.
 func ClosedByServer(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.HasSuffix(err.Error(), "EOF")
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) ||
+		strings.HasSuffix(err.Error(), "EOF") || strings.HasSuffix(err.Error(), syscall.EPIPE.Error())
 }
 
 // Exited reports whether the server's process has been reaped. A failed
