@@ -26,3 +26,9 @@ var (
 	ErrClosed          = errors.New("supervisor closed")
 	ErrFailed          = fleet.ErrFailed // a core actor failed: Err names it
 )
+
+// StartError is the answer to a request that waited for a server to
+// start, which did not: it failed, needs authorization, or was not up
+// within the wait (the longer of its connect and call timeouts). It wraps
+// ErrNotReady.
+type StartError = fleet.StartError

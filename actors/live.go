@@ -62,7 +62,7 @@ func (s *Supervisor) SubscribeResource(ctx context.Context, uri string) error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	// The owner, if it is starting, is waited for (starting.go); where the
+	// The owner, if it is starting, is waited for (fleet.RouteWhenUp); where the
 	// URI routes then is the fleet actor's to say.
 	if _, err := s.resourceRow(ctx, uri, func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.ResourceOwner(uri) },
 		func(snap *fleet.Snapshot) (*fleet.Row, bool) { return snap.CachedResourceOwner(uri) }); err != nil && !errors.Is(err, ErrUnknownResource) {

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors/internal/fleet"
 	"github.com/mcpvisor/mcpvisor/actors/internal/relay"
 	"github.com/mcpvisor/mcpvisor/actors/internal/session"
+	"github.com/mcpvisor/mcpvisor/actors/journal"
 	"github.com/mcpvisor/mcpvisor/messages"
 )
 
@@ -17,7 +18,7 @@ import (
 // fleet view's snapshot (never blocking, copies); calls, gets, reads and
 // completions run on the caller's goroutine, on the owning server's
 // session (a lazy server is started for them and held until they end; one
-// that is starting is waited for, starting.go),
+// that is starting is waited for, fleet.RouteWhenUp),
 // and fail with the same error classes: Err() once the Supervisor has
 // ended (ErrClosed after Close), ErrBadToolName, ErrUnknownServer,
 // ErrUnknownTool / ErrUnknownPrompt / ErrUnknownResource, ErrNotReady,
@@ -195,4 +196,54 @@ func (s *Supervisor) request(ctx context.Context, row *fleet.Row, do func(contex
 		}
 	}
 	return res, s.replyErr(err)
+}
+
+// routeWhenUp routes a request once the fleet has applied its config
+// (awaitDesired), waiting for a server that is starting
+// (fleet.RouteWhenUp).
+func routeWhenUp[T any](ctx context.Context, s *Supervisor, route func(*fleet.Snapshot) (*fleet.Row, T, error), candidates func(*fleet.Snapshot) []*fleet.Row) (*fleet.Row, T, error) {
+	if err := s.awaitDesired(ctx); err != nil {
+		var zero T
+		return nil, zero, err
+	}
+	return fleet.RouteWhenUp(ctx, s.tree, route, candidates)
+}
+
+// awaitDesired waits, for a request that comes before the fleet has
+// applied its first desired state (a client that connects as the gateway
+// starts may ask before the config files are read), until it has, by the
+// fleet's events: at most the longer of the default connect and call
+// timeouts, never past the request's context.
+func (s *Supervisor) awaitDesired(ctx context.Context) error {
+	if s.tree.Snapshot().Applied() {
+		return nil
+	}
+	feed := s.Follow(journal.Live, 16)
+	defer feed.Close()
+	wait := max(s.opts.ConnectTimeout, s.opts.CallTimeout)
+	bound := s.opts.Clock.NewTimer(wait, "supervisor", "config-wait")
+	defer bound.Stop("supervisor", "config-wait")
+	for !s.tree.Snapshot().Applied() { // checked again once following: no event is missed
+		select {
+		case _, ok := <-feed.C:
+			if !ok {
+				return s.closedErr()
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", ErrCanceled, ctx.Err())
+		case <-s.Done():
+			return s.closedErr()
+		case <-bound.C:
+			return fmt.Errorf("%w: the configuration was not applied within %s", ErrNotReady, wait)
+		}
+	}
+	return nil
+}
+
+// closedErr is the error of a Supervisor that has ended.
+func (s *Supervisor) closedErr() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return ErrClosed
 }

@@ -15,7 +15,7 @@ import (
 // SDK script) calls, gets or reads right after it connects, while the fleet
 // starts. A name or URI the gateway does not expose may then be one that a
 // server still starting will provide: such a request goes to the Source,
-// which waits for that server (actors/starting.go: at most the longer of
+// which waits for that server (actors/internal/fleet/starting.go: at most the longer of
 // its connect and call timeouts, never past the request's context) and
 // answers; "unknown tool", "unknown prompt" and "resource not found" are
 // answered at once only when no server could still provide it. Names and

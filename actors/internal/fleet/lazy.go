@@ -93,7 +93,7 @@ func (r *fleetActor) idleDue(c actor.Context, m *idleDue) {
 }
 
 // Use holds a lazy server for one request (or waits for any server that
-// is starting, for a request that came early: actors/starting.go): it
+// is starting, for a request that came early: starting.go): it
 // asks the fleet actor for it, which starts it if it is idle, and waits
 // for the session to send the request to: at most the server's call timeout, or its connect
 // timeout if that is longer (a start takes that long at most, and one

@@ -86,7 +86,7 @@ func (s *Snapshot[S]) RouteResource(uri string) (*Row[S], error) {
 // config order, as the gateway ranks them), else one not up yet that
 // lists it from its cached catalog. The row found may not be routable (a
 // server not ready): its request is then not ready, or waits for it
-// (actors/starting.go); a name its cached catalog lacks is unknown.
+// (actors/internal/fleet/starting.go); a name its cached catalog lacks is unknown.
 func (s *Snapshot[S]) route(name string, kind itemKind) (*Row[S], string, error) {
 	if name == "" {
 		return nil, "", fmt.Errorf("%w: %q", ErrBadToolName, name)
