@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // Requests that come early. A one-shot client (the MCP Inspector's CLI, an
@@ -134,7 +135,7 @@ func afterStartup[T any](ctx context.Context, g *Gateway, lookup func() (claim[T
 // state in st; "" if st has no such server.
 func serverByPrefix(st messages.Status, prefix string) (row messages.ServerStatus, found bool) {
 	for _, s := range st.Servers {
-		if s.Prefix != "" && actors.ExposesPrefix(s.Prefix, prefix) {
+		if s.Prefix != "" && config.ExposesPrefix(s.Prefix, prefix) {
 			return s, true
 		}
 	}

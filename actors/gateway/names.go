@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // Names is how the gateway names the fleet's tools and prompts.
@@ -43,16 +44,16 @@ type Option func(*Gateway)
 func WithNames(n Names) Option { return func(g *Gateway) { g.names = n } }
 
 // WithMaxNameLength bounds exposed tool and prompt names (default
-// DefaultMaxNameLength): n counts actors.ClientNameAllowance (16) for a
+// DefaultMaxNameLength): n counts config.ClientNameAllowance (16) for a
 // client's own wrapping, such as Claude Code's "mcp__<entry>__", so
 // exposed names are at most n - 16 bytes (48 by default); a longer one is
-// shortened (actors.FitName: the prefix first, then the name, each cut
+// shortened (config.FitName: the prefix first, then the name, each cut
 // and ended with a stable hash) and reported once. n of 0 or less: no
-// bound; a positive n under actors.MinMaxNameLength is raised to it.
+// bound; a positive n under config.MinMaxNameLength is raised to it.
 func WithMaxNameLength(n int) Option {
 	return func(g *Gateway) {
 		if n > 0 {
-			n = max(n, actors.MinMaxNameLength)
+			n = max(n, config.MinMaxNameLength)
 		}
 		g.maxNameLength = n
 	}
@@ -60,7 +61,7 @@ func WithMaxNameLength(n int) Option {
 
 // DefaultMaxNameLength is the default bound on exposed names, the
 // client's wrapping included: the Anthropic API's 64.
-const DefaultMaxNameLength = actors.DefaultMaxNameLength
+const DefaultMaxNameLength = config.DefaultMaxNameLength
 
 // qualifiedName is a tool's or prompt's fleet-wide name: its server's
 // exposed prefix and its own name, joined by actors.QualifiedName. The
@@ -80,18 +81,18 @@ func (g *Gateway) exposedName(kind messages.CatalogKind, server, prefix, name, q
 	if g.names == NamesBare {
 		prefix, exposed = "", name
 	}
-	budget := actors.NameBudget(g.maxNameLength)
-	if (budget <= 0 || len(exposed) <= budget) && claudeCodeWrap+len(exposed) <= actors.ClaudeCodeMaxName {
+	budget := config.NameBudget(g.maxNameLength)
+	if (budget <= 0 || len(exposed) <= budget) && claudeCodeWrap+len(exposed) <= config.ClaudeCodeMaxName {
 		return exposed
 	}
-	exposed, shortened := actors.FitName(prefix, name, budget)
+	exposed, shortened := config.FitName(prefix, name, budget)
 	g.reportLongName(kind, server, prefix, name, exposed, shortened)
 	return exposed
 }
 
 // claudeCodeWrap is how many characters Claude Code adds to a name behind
 // the entry mcpvisor: "mcp__mcpvisor__".
-var claudeCodeWrap = len(actors.ClaudeCodeName(actors.ClaudeCodeEntry, ""))
+var claudeCodeWrap = len(config.ClaudeCodeName(config.ClaudeCodeEntry, ""))
 
 // reportLongName warns, once per name, that a name was shortened or is
 // too long for Claude Code, naming the server, the name, its length and
@@ -106,11 +107,11 @@ func (g *Gateway) reportLongName(kind messages.CatalogKind, server, prefix, name
 	}
 	g.longNames[key] = struct{}{}
 	full := actors.QualifiedName(prefix, name)
-	inClaude := actors.ClaudeCodeName(actors.ClaudeCodeEntry, full)
+	inClaude := config.ClaudeCodeName(config.ClaudeCodeEntry, full)
 	fields := []zap.Field{zap.String("kind", string(kind)), zap.String("server", server), zap.String("name", name),
 		zap.String("exposed", exposed), zap.Int("length", len(full)),
 		zap.String("claude_code_name", inClaude), zap.Int("claude_code_length", len(inClaude)),
-		zap.Int("max_name_length", g.maxNameLength), zap.String("fix", actors.LongNameFix)}
+		zap.Int("max_name_length", g.maxNameLength), zap.String("fix", config.LongNameFix)}
 	if shortened {
 		g.log.Warn("name shortened to fit --max-name-length (the client's wrapping included)", fields...)
 		return

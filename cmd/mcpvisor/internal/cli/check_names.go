@@ -6,6 +6,7 @@ import (
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/messages"
 	"github.com/mcpvisor/mcpvisor/reconciler"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // minToolNameRoom is the room for tool names below which check warns of
@@ -29,10 +30,10 @@ func nameWarnings(servers []messages.ServerSpec, cached []reconciler.CachedCatal
 		}
 		c, ok := cachedFor(s, cached)
 		if !ok {
-			if room := actors.ClaudeCodeMaxName - len(actors.ClaudeCodeName(actors.ClaudeCodeEntry, s.Prefix+"__")); s.Prefix != "" && room < minToolNameRoom {
+			if room := config.ClaudeCodeMaxName - len(config.ClaudeCodeName(config.ClaudeCodeEntry, s.Prefix+"__")); s.Prefix != "" && room < minToolNameRoom {
 				warn("its prefix %q leaves %d characters for tool names before %s passes %d characters in Claude Code; "+
 					"serve shortens longer names, ending them with a hash; for readable names, %s",
-					s.Prefix, max(room, 0), actors.ClaudeCodeName(actors.ClaudeCodeEntry, s.Prefix+"__<tool>"), actors.ClaudeCodeMaxName, actors.LongNameFix)
+					s.Prefix, max(room, 0), config.ClaudeCodeName(config.ClaudeCodeEntry, s.Prefix+"__<tool>"), config.ClaudeCodeMaxName, config.LongNameFix)
 			}
 			continue
 		}
@@ -54,15 +55,15 @@ func nameWarnings(servers []messages.ServerSpec, cached []reconciler.CachedCatal
 // default --max-name-length, how long it is in Claude Code and what serve
 // exposes instead.
 func longName(kind, prefix, name string) (string, bool) {
-	exposed, shortened := actors.FitName(prefix, name, actors.NameBudget(actors.DefaultMaxNameLength))
+	exposed, shortened := config.FitName(prefix, name, config.NameBudget(config.DefaultMaxNameLength))
 	if !shortened {
 		return "", false
 	}
-	inClaude := actors.ClaudeCodeName(actors.ClaudeCodeEntry, actors.QualifiedName(prefix, name))
+	inClaude := config.ClaudeCodeName(config.ClaudeCodeEntry, actors.QualifiedName(prefix, name))
 	return fmt.Sprintf("%s %q is %d characters in Claude Code as %s (its API takes %d); "+
 		"serve exposes it as %s (--max-name-length %d keeps names within %d); for a readable name, %s",
-		kind, name, len(inClaude), inClaude, actors.ClaudeCodeMaxName,
-		exposed, actors.DefaultMaxNameLength, actors.NameBudget(actors.DefaultMaxNameLength), actors.LongNameFix), true
+		kind, name, len(inClaude), inClaude, config.ClaudeCodeMaxName,
+		exposed, config.DefaultMaxNameLength, config.NameBudget(config.DefaultMaxNameLength), config.LongNameFix), true
 }
 
 // cachedFor is the cached catalog of s: the entry of its name from the

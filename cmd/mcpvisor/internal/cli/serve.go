@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpvisor/mcpvisor/actors"
 	"github.com/mcpvisor/mcpvisor/actors/gateway"
+	"github.com/mcpvisor/mcpvisor/reconciler/config"
 )
 
 // defaultListen is serve's HTTP address when --listen is not given.
@@ -73,7 +74,7 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	fs.BoolVar(&f.noAuth, "no-auth", false, "for --transport http: take requests without a token (any local user can then call every tool)")
 	names := fs.String("names", string(gateway.NamesPrefixed), "how tools and prompts are named: prefixed (prefix__tool: the server's exposed prefix, which status shows) or bare (as each server names them; of two servers with one name, the first in config order wins)")
 	fs.IntVar(&f.maxNameLength, "max-name-length", gateway.DefaultMaxNameLength, fmt.Sprintf("longest tool or prompt name a client may see, counting %d characters for its own wrapping (Claude Code's mcp__<entry>__), so exposed names are at most %d by default; longer ones are shortened with a stable hash and reported (0: no bound; at least %d)",
-		actors.ClientNameAllowance, actors.NameBudget(gateway.DefaultMaxNameLength), actors.MinMaxNameLength))
+		config.ClientNameAllowance, config.NameBudget(gateway.DefaultMaxNameLength), config.MinMaxNameLength))
 	fs.Var(&f.allowOrigins, "allow-origin", "for --transport http: a browser origin (scheme://host[:port]) whose pages may use the gateway (repeatable; default none)")
 	fs.DurationVar(&f.startupWait, "startup-wait", gateway.DefaultStartupWait, "answer the first tools/list, prompts/list and resources/list once every server has started or failed, or after this long, whichever is first (0: at once)")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", gateway.DefaultSessionTimeout, "for --transport http: end a client session with no request in flight for this long (0: never)")
@@ -92,9 +93,9 @@ func parseServeFlags(args []string, io IO) (serveFlags, error) {
 	if f.sessionTimeout < 0 || f.maxSessions < 0 || f.startupWait < 0 {
 		return f, errors.New("--startup-wait, --session-timeout and --max-sessions cannot be negative (0 turns each off)")
 	}
-	if f.maxNameLength < 0 || f.maxNameLength > 0 && f.maxNameLength < actors.MinMaxNameLength {
+	if f.maxNameLength < 0 || f.maxNameLength > 0 && f.maxNameLength < config.MinMaxNameLength {
 		return f, fmt.Errorf("--max-name-length %d: use 0 (no bound) or at least %d (%d for the client's wrapping, the rest for a shortened prefix and name)",
-			f.maxNameLength, actors.MinMaxNameLength, actors.ClientNameAllowance)
+			f.maxNameLength, config.MinMaxNameLength, config.ClientNameAllowance)
 	}
 	if f.stopGrace <= 0 {
 		return f, fmt.Errorf("--stop-grace %s: give a positive duration such as %s", f.stopGrace, defaultStopGrace)
