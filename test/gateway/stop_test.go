@@ -84,6 +84,19 @@ type servedOverPipes struct {
 	stderr *testkit.SyncBuffer
 }
 
+// serveStubborn runs serve over pipes with the stubborn server (args are
+// its) as its only server, and returns once that server's process group
+// is up.
+func serveStubborn(t *testing.T, ctx context.Context, args ...string) (*servedOverPipes, stubbornGroup) {
+	t.Helper()
+	dir := t.TempDir()
+	server, pids := stubborn(t, dir, args...)
+	cfg := filepath.Join(dir, ".mcp.json")
+	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"stubborn": server})
+	s := serveOverPipes(t, ctx, cfg)
+	return s, pids(ctx)
+}
+
 func serveOverPipes(t *testing.T, ctx context.Context, cfg string) *servedOverPipes {
 	t.Helper()
 	s := &servedOverPipes{cmd: serveCommand("--config", cfg, "--log-level", "info"), exited: make(chan struct{}), stderr: &testkit.SyncBuffer{}}
@@ -154,12 +167,7 @@ func TestServe_ClientStopIsFastAndLeavesNoProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := actorstest.Context(t)
-			dir := t.TempDir()
-			server, pids := stubborn(t, dir)
-			cfg := filepath.Join(dir, ".mcp.json")
-			testkit.WriteConfig(t, cfg, map[string]testkit.Server{"stubborn": server})
-			s := serveOverPipes(t, ctx, cfg)
-			group := pids(ctx)
+			s, group := serveStubborn(t, ctx)
 			c := &client{t: t, cs: s.cs}
 			c.waitTools(ctx, qualified("stubborn"))
 			mcpPID := c.pid(ctx, "stubborn")
@@ -182,12 +190,7 @@ func TestServe_ClientStopIsFastAndLeavesNoProcess(t *testing.T) {
 func TestServe_ClientStopWhileAServerStartsIsFast(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	dir := t.TempDir()
-	server, pids := stubborn(t, dir, "--init-hang")
-	cfg := filepath.Join(dir, ".mcp.json")
-	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"stubborn": server})
-	s := serveOverPipes(t, ctx, cfg)
-	group := pids(ctx) // the server runs, its handshake unanswered
+	s, group := serveStubborn(t, ctx, "--init-hang") // the server runs, its handshake unanswered
 
 	stopCtx, cancel := context.WithTimeout(ctx, clientPatience)
 	defer cancel()
@@ -205,12 +208,7 @@ func TestServe_ClientStopWhileAServerStartsIsFast(t *testing.T) {
 func TestServe_KilledLeavesNoProcess(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	dir := t.TempDir()
-	server, pids := stubborn(t, dir)
-	cfg := filepath.Join(dir, ".mcp.json")
-	testkit.WriteConfig(t, cfg, map[string]testkit.Server{"stubborn": server})
-	s := serveOverPipes(t, ctx, cfg)
-	group := pids(ctx)
+	s, group := serveStubborn(t, ctx)
 	c := &client{t: t, cs: s.cs}
 	c.waitTools(ctx, qualified("stubborn"))
 	mcpPID := c.pid(ctx, "stubborn")
