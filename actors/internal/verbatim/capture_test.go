@@ -52,17 +52,7 @@ func checkCaptured(t *testing.T, raw json.RawMessage) {
 func TestTransport_CapturesAConnectionsResults(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct, nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectCapturing(t, ctx)
 
 	checkCaptured(t, call(t, ctx, cs, true))
 	if raw := call(t, ctx, cs, false); raw != nil {
@@ -106,17 +96,7 @@ func TestTransport_CapturesStreamableHTTPResults(t *testing.T) {
 func TestSlot_ResultIsTheLastCalls(t *testing.T) {
 	t.Parallel()
 	ctx := actorstest.Context(t)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct, nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectCapturing(t, ctx)
 	ctx, slot := verbatim.Capture(ctx)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "order"}); err != nil {
 		t.Fatal(err)
@@ -130,4 +110,22 @@ func TestSlot_ResultIsTheLastCalls(t *testing.T) {
 	if raw := slot.Result("tools/list"); verbatim.Field(raw, "tools") == nil {
 		t.Errorf("Result(tools/list) = %s, want the listing", raw)
 	}
+}
+
+// connectCapturing connects a client, through a capturing Transport, to
+// the test server in memory; both end with the test.
+func connectCapturing(t *testing.T, ctx context.Context) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, verbatim.Transport(ct, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }
