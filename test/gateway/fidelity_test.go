@@ -305,7 +305,10 @@ func TestServe_CachedCatalogKeepsKeyOrder(t *testing.T) {
 	if err := os.WriteFile(hang, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cached := rawSession(t, ctx, "--config", cfg, "--cache-dir", cache, "--startup-wait", "0")
+	// The first lists wait until every starting server shows its cached
+	// catalog (the hold's other end, an hour, is never reached): with no
+	// hold, the list could come before the config was read and be empty.
+	cached := rawSession(t, ctx, "--config", cfg, "--cache-dir", cache, "--startup-wait", "1h")
 	list := cached.call(ctx, "tools/list", `{}`)
 	if !strings.Contains(list, `"raw__order"`) {
 		t.Fatalf("tools/list while raw starts: %s, want its cached tools", list)
